@@ -1,0 +1,66 @@
+"""Command line: ``python -m skattn compare ...``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from skattn.compare import available_models, compare, format_table, load_dataset
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m skattn")
+    commands = parser.add_subparsers(dest="command", required=True)
+    cmp = commands.add_parser(
+        "compare", help="attention models vs linear baselines on a corpus, same folds"
+    )
+    cmp.add_argument("--dataset", default="sentence_polarity",
+                     help="sentence_polarity, movie_reviews or trec")
+    cmp.add_argument("--models", default=None,
+                     help="comma-separated model names (default: all); see --list")
+    cmp.add_argument("--cv", type=int, default=None,
+                     help="K for stratified K-fold; default: one 80/20 split")
+    cmp.add_argument("--test-size", type=float, default=0.2)
+    cmp.add_argument("--quick", action="store_true", help="small models, few epochs")
+    cmp.add_argument("--seed", type=int, default=0)
+    cmp.add_argument("--output", type=Path, default=None,
+                     help="folder for results.md and results.json")
+    cmp.add_argument("--list", action="store_true", help="list model names and exit")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m skattn`` and of the ``skattn`` script."""
+    args = _parser().parse_args(argv)
+    models = available_models(quick=args.quick)
+    if args.list:
+        print("\n".join(models))
+        return 0
+    names = args.models.split(",") if args.models else list(models)
+    unknown = sorted(set(names) - set(models))
+    if unknown:
+        print(f"unknown model(s) {unknown}; known: {sorted(models)}", file=sys.stderr)
+        return 2
+    X, y = load_dataset(args.dataset)
+    split = f"{args.cv}-fold CV" if args.cv else f"{1 - args.test_size:.0%}/{args.test_size:.0%} split"
+    print(f"{args.dataset}: {len(X)} documents, {split}, seed {args.seed}", flush=True)
+    results = compare(
+        X, y, {name: models[name] for name in names},
+        cv=args.cv, test_size=args.test_size, random_state=args.seed,
+        progress=lambda line: print(line, flush=True),
+    )
+    table = format_table(results)
+    print(table)
+    if args.output:
+        args.output.mkdir(parents=True, exist_ok=True)
+        (args.output / "results.md").write_text(table + "\n")
+        (args.output / "results.json").write_text(json.dumps(
+            {"dataset": args.dataset, "split": split, "seed": args.seed, "results": results},
+            indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

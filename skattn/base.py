@@ -1,0 +1,268 @@
+"""What every attention estimator shares: validation, fitting, inference.
+
+A public estimator is a plain scikit-learn estimator that *holds* a fitted
+:class:`~skattn.text.TextEncoder` (``encoder_``) and a private skorch
+:class:`~skattn.net.AttentionNet` (``net_``). Subclasses declare their
+network (``_module_class`` and ``_module_params``) and which text
+parameters they take; the rest lives here once.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+from scipy.special import softmax
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+from skorch.callbacks import EarlyStopping, GradientNormClipping
+from skorch.helper import predefined_split
+
+from skattn.data import DocumentDataset
+from skattn.net import AttentionNet, torch_threads
+from skattn.text import TextEncoder
+from skattn.utils.validation import check_labels, check_sample_weight, check_text_input
+
+OPTIMIZERS = {
+    "adam": torch.optim.Adam,
+    "adamw": torch.optim.AdamW,
+    "sgd": torch.optim.SGD,
+    "adagrad": torch.optim.Adagrad,
+    "rmsprop": torch.optim.RMSprop,
+}
+
+_positive_int = Interval(Integral, 1, None, closed="left")
+
+#: Constraints of the parameters every attention classifier has.
+COMMON_CONSTRAINTS: dict[str, list] = {
+    "embedding_dim": [_positive_int],
+    "hidden_size": [_positive_int],
+    "dropout": [Interval(Real, 0, 1, closed="left")],
+    "lowercase": ["boolean"],
+    "token_pattern": [str],
+    "tokenizer": [callable, None],
+    "min_count": [_positive_int],
+    "max_vocab": [_positive_int, None],
+    "max_epochs": [_positive_int],
+    "batch_size": [_positive_int],
+    "lr": [Interval(Real, 0, None, closed="neither")],
+    "optimizer": [StrOptions(set(OPTIMIZERS)), type],
+    "momentum": [Interval(Real, 0, 1, closed="left")],
+    "weight_decay": [Interval(Real, 0, None, closed="left")],
+    "clip_grad_norm": [Interval(Real, 0, None, closed="neither"), None],
+    "early_stopping": ["boolean"],
+    "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+    "n_iter_no_change": [_positive_int],
+    "callbacks": [list, None],
+    "device": [str],
+    "threads": [_positive_int, None],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
+
+
+class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
+    """Shared machinery of the attention classifiers (not public API)."""
+
+    _module_class: type[torch.nn.Module]
+    #: Text parameters of this estimator that go to its TextEncoder.
+    _text_params: tuple[str, ...] = (
+        "lowercase",
+        "token_pattern",
+        "tokenizer",
+        "min_count",
+        "max_vocab",
+        "max_length",
+    )
+    #: Whether batches keep sentences apart.
+    _hierarchical = False
+
+    def _module_params(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # -- fitting -------------------------------------------------------------
+    def fit(self, X: Sequence[str], y: Sequence[Any], sample_weight=None):
+        """Fit the vocabulary and train the network.
+
+        Parameters
+        ----------
+        X : list, tuple, 1-D array or pandas Series of str
+            Training documents.
+        y : array-like of shape (n_documents,)
+            Labels, of any hashable type.
+        sample_weight : array-like of shape (n_documents,), optional
+            Weights of each document in the loss.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        X = check_text_input(X)
+        y = check_labels(y, len(X))
+        weights = None if sample_weight is None else check_sample_weight(sample_weight, len(X))
+        self.classes_, y_encoded = np.unique(y, return_inverse=True)
+        seed = _seed_from(self.random_state)
+        with torch_threads(self.threads), torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.encoder_ = TextEncoder(
+                **{name: getattr(self, name) for name in self._text_params}
+            )
+            corpus = self.encoder_.fit_encode(X)
+            dataset = DocumentDataset(corpus, y_encoded, weights, hierarchical=self._hierarchical)
+            train, valid = self._split(dataset, y_encoded, seed)
+            self.net_ = self._make_net(valid)
+            self.net_.fit(train, y=None)
+        self.n_truncated_ = corpus.n_truncated
+        return self
+
+    def _split(self, dataset: DocumentDataset, y: np.ndarray, seed: int):
+        fraction = self.validation_fraction
+        if fraction is None and self.early_stopping:
+            fraction = 0.1
+        if fraction is None:
+            return dataset, None
+        train_idx, valid_idx = train_test_split(
+            np.arange(len(dataset)), test_size=fraction, stratify=y, random_state=seed
+        )
+        return dataset.subset(train_idx), dataset.subset(valid_idx)
+
+    def _make_net(self, valid: DocumentDataset | None) -> AttentionNet:
+        optimizer = OPTIMIZERS.get(self.optimizer, self.optimizer)
+        optimizer_params = {"optimizer__weight_decay": self.weight_decay}
+        if optimizer in (torch.optim.SGD, torch.optim.RMSprop):
+            optimizer_params["optimizer__momentum"] = self.momentum
+        callbacks = []
+        if self.clip_grad_norm is not None:
+            callbacks.append(("clip", GradientNormClipping(self.clip_grad_norm)))
+        if self.early_stopping:
+            callbacks.append(
+                # Validation loss rises from over-confidence while accuracy
+                # still improves; stopping on it quits too early.
+                (
+                    "early_stopping",
+                    EarlyStopping(
+                        monitor="valid_acc",
+                        lower_is_better=False,
+                        patience=self.n_iter_no_change,
+                        load_best=True,
+                    ),
+                )
+            )
+        callbacks.extend(self.callbacks or [])
+        return AttentionNet(
+            module=self._module_class,
+            **{f"module__{k}": v for k, v in self._module_params().items()},
+            module__vocab_size=self.encoder_.vocab_size_,
+            module__n_classes=len(self.classes_),
+            classes=list(range(len(self.classes_))),
+            criterion=torch.nn.CrossEntropyLoss,
+            criterion__reduction="none",
+            optimizer=optimizer,
+            **optimizer_params,
+            lr=self.lr,
+            max_epochs=self.max_epochs,
+            batch_size=self.batch_size,
+            train_split=None if valid is None else predefined_split(valid),
+            callbacks=callbacks,
+            device=self.device,
+            verbose=self.verbose,
+            penalty=getattr(self, "penalty", 0.0),
+        )
+
+    # -- inference -----------------------------------------------------------
+    def _dataset(self, X: Sequence[str]) -> DocumentDataset:
+        check_is_fitted(self, "net_")
+        corpus = self.encoder_.encode(X)
+        return DocumentDataset(corpus, hierarchical=self._hierarchical)
+
+    def _outputs(self, X: Sequence[str], fields: Sequence[str]) -> dict[str, Any]:
+        dataset = self._dataset(X)
+        with torch_threads(self.threads):
+            return self.net_.predict_outputs(dataset, fields)
+
+    def decision_function(self, X: Sequence[str]) -> np.ndarray:
+        """Raw scores: logits (n, n_classes), or log-odds of ``classes_[1]`` (n,) if binary.
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        ndarray
+        """
+        logits = self._outputs(X, ("logits",))["logits"].astype(np.float64)
+        return logits[:, 1] - logits[:, 0] if logits.shape[1] == 2 else logits
+
+    def predict_proba(self, X: Sequence[str]) -> np.ndarray:
+        """Class probabilities (n, n_classes), columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        ndarray of shape (n_documents, n_classes)
+        """
+        logits = self._outputs(X, ("logits",))["logits"].astype(np.float64)
+        return softmax(logits, axis=1)
+
+    def predict(self, X: Sequence[str]) -> np.ndarray:
+        """Predicted labels, values of ``classes_``.
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        ndarray of shape (n_documents,)
+        """
+        logits = self._outputs(X, ("logits",))["logits"]
+        return self.classes_[np.argmax(logits, axis=1)]
+
+    def score(self, X: Sequence[str], y: Sequence[Any], sample_weight=None) -> float:
+        """Accuracy on ``(X, y)``; labels unseen in ``fit`` are an error.
+
+        Parameters
+        ----------
+        X : sequence of str
+        y : array-like of shape (n_documents,)
+        sample_weight : array-like, optional
+
+        Returns
+        -------
+        float
+        """
+        check_is_fitted(self, "net_")
+        y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+        if len(y) != len(check_text_input(X)):
+            raise ValueError(f"X has {len(X)} documents but y has {len(y)} labels; they must match.")
+        unseen = np.setdiff1d(np.unique(y), self.classes_)
+        if len(unseen):
+            raise ValueError(
+                f"y holds labels never seen in fit: {unseen[:5].tolist()}; "
+                f"the classes are {self.classes_.tolist()}."
+            )
+        return super().score(X, y, sample_weight=sample_weight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+
+def _seed_from(random_state) -> int:
+    """An int seed: ``random_state`` itself when an int, else drawn from it."""
+    if isinstance(random_state, Integral):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))

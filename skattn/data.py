@@ -1,0 +1,197 @@
+"""Batches from an :class:`~skattn.text.EncodedCorpus`.
+
+A :class:`DocumentDataset` indexes documents of the flat corpus; its
+``collate`` pads one batch (never the whole corpus) and returns the lengths
+the networks need for masking. :class:`BucketBatchSampler` groups documents
+of similar length so that little of each batch is padding.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+import torch
+from torch.utils.data import Dataset, Sampler
+
+from skattn.text import PAD_ID, EncodedCorpus
+
+
+class DocumentDataset(Dataset):
+    """Documents of an encoded corpus, with optional labels and weights.
+
+    Parameters
+    ----------
+    corpus : EncodedCorpus
+        The encoded documents.
+    y : ndarray of int, shape (n_documents,), optional
+        Encoded labels (0..n_classes-1).
+    sample_weight : ndarray of float, shape (n_documents,), optional
+        Per-document weights of the loss.
+    hierarchical : bool, default=False
+        Batches keep sentences apart (for the hierarchical network) instead
+        of concatenating each document's sentences.
+
+    Examples
+    --------
+    >>> from skattn.text import TextEncoder
+    >>> corpus = TextEncoder().fit_encode(["a b c", "a"])
+    >>> X, y = DocumentDataset(corpus).collate([0, 1])
+    >>> X["tokens"].tolist(), X["lengths"].tolist()
+    ([[2, 3, 4], [2, 0, 0]], [3, 1])
+    """
+
+    def __init__(self, corpus: EncodedCorpus, y=None, sample_weight=None, hierarchical=False):
+        self.corpus = corpus
+        self.y = None if y is None else np.asarray(y, dtype=np.int64)
+        self.sample_weight = None if sample_weight is None else np.asarray(sample_weight, np.float32)
+        self.hierarchical = hierarchical
+        self.lengths = corpus.document_lengths
+        self.sentence_counts = corpus.sentence_counts
+
+    def __len__(self) -> int:
+        return len(self.corpus)
+
+    def __getitem__(self, index: int) -> int:
+        # Items are indices: collate gathers a whole batch in one pass.
+        return index
+
+    @property
+    def sort_keys(self) -> np.ndarray:
+        """What batches are bucketed by: sentences, then tokens, per document."""
+        if self.hierarchical:
+            return self.sentence_counts * (int(self.lengths.max()) + 1) + self.lengths
+        return self.lengths
+
+    def collate(self, indices: list[int]):
+        """Pad a batch of documents.
+
+        Parameters
+        ----------
+        indices : list of int
+            Documents of the batch.
+
+        Returns
+        -------
+        X : dict of str to Tensor
+            Flat: ``tokens`` (batch, max_tokens) and ``lengths`` (batch,).
+            Hierarchical: ``tokens`` (n_sentences, max_sentence_tokens),
+            ``lengths`` per sentence, ``sentence_counts`` per document.
+            Plus ``sample_weight`` (batch,) when the dataset has weights.
+        y : Tensor of int64, shape (batch,), or None
+        """
+        indices = np.asarray(indices, dtype=np.int64)
+        corpus = self.corpus
+        if self.hierarchical:
+            starts = corpus.document_offsets[indices]
+            counts = corpus.sentence_counts[indices]
+            sentence_ids = _ranges(starts, counts)
+            token_starts = corpus.sentence_offsets[sentence_ids]
+            lengths = corpus.sentence_offsets[sentence_ids + 1] - token_starts
+            X = {"sentence_counts": torch.from_numpy(counts)}
+        else:
+            token_starts = corpus.document_token_offsets[indices]
+            lengths = self.lengths[indices]
+            X = {}
+        X["tokens"] = torch.from_numpy(_pad(corpus.token_ids, token_starts, lengths))
+        X["lengths"] = torch.from_numpy(np.ascontiguousarray(lengths))
+        if self.sample_weight is not None:
+            X["sample_weight"] = torch.from_numpy(self.sample_weight[indices])
+        y = None if self.y is None else torch.from_numpy(self.y[indices])
+        return X, y
+
+    def subset(self, indices: np.ndarray) -> "DocumentDataset":
+        """A dataset of the given documents only, in the given order."""
+        return _IndexedView(self, np.asarray(indices, dtype=np.int64))
+
+
+class _IndexedView(DocumentDataset):
+    """``base`` restricted and reordered to ``indices`` without copying ids."""
+
+    def __init__(self, base: DocumentDataset, indices: np.ndarray):
+        self.base = base
+        self.indices = indices
+        self.hierarchical = base.hierarchical
+        self.lengths = base.lengths[indices]
+        self.sentence_counts = base.sentence_counts[indices]
+        self.y = None if base.y is None else base.y[indices]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def collate(self, indices):
+        return self.base.collate(self.indices[np.asarray(indices, dtype=np.int64)])
+
+
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Concatenate ``arange(s, s + c)`` for each pair, without a Python loop."""
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    row_starts = np.repeat(starts - np.cumsum(counts) + counts, counts)
+    return row_starts + np.arange(total, dtype=np.int64)
+
+
+def _pad(token_ids: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Gather ragged rows into a (rows, max_length) array padded with PAD_ID."""
+    width = int(lengths.max()) if len(lengths) else 0
+    columns = np.arange(width, dtype=np.int64)
+    inside = columns[None, :] < lengths[:, None]
+    padded = np.full((len(lengths), width), PAD_ID, dtype=np.int64)
+    padded[inside] = token_ids[(starts[:, None] + columns[None, :])[inside]]
+    return padded
+
+
+class BucketBatchSampler(Sampler):
+    """Batches of documents of similar length, in random order for training.
+
+    Training: documents are shuffled, cut into pools of ``pool_batches``
+    batches, each pool is sorted by length and cut into batches, and the
+    batch order is shuffled. Every document appears exactly once per epoch.
+    Randomness comes from torch's global generator (as DataLoader's own
+    shuffling), so ``torch.manual_seed`` makes it reproducible.
+
+    Parameters
+    ----------
+    sort_keys : ndarray of shape (n_documents,)
+        Length of each document (what to bucket by).
+    batch_size : int
+        Documents per batch.
+    shuffle : bool, default=True
+        False: one sorted pass (shortest first), for inference.
+    pool_batches : int, default=50
+        Batches per sorting pool; larger pools pad less but mix less.
+
+    Examples
+    --------
+    >>> sampler = BucketBatchSampler(np.array([5, 1, 4, 2]), 2, shuffle=False)
+    >>> list(sampler)
+    [[1, 3], [2, 0]]
+    """
+
+    def __init__(self, sort_keys, batch_size: int, shuffle: bool = True, pool_batches: int = 50):
+        self.sort_keys = np.asarray(sort_keys)
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.pool_batches = pool_batches
+
+    def __len__(self) -> int:
+        return -(-len(self.sort_keys) // self.batch_size)
+
+    def __iter__(self) -> Iterator[list[int]]:
+        if not self.shuffle:
+            order = np.argsort(self.sort_keys, kind="stable")
+            for start in range(0, len(order), self.batch_size):
+                yield order[start : start + self.batch_size].tolist()
+            return
+        order = torch.randperm(len(self.sort_keys)).numpy()
+        pool = self.batch_size * self.pool_batches
+        batches = []
+        for start in range(0, len(order), pool):
+            chunk = order[start : start + pool]
+            chunk = chunk[np.argsort(self.sort_keys[chunk], kind="stable")]
+            batches.extend(
+                chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)
+            )
+        for b in torch.randperm(len(batches)).tolist():
+            yield batches[b].tolist()

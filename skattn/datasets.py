@@ -1,0 +1,270 @@
+"""Loaders for the public corpora the papers and our tests use.
+
+Files are read from ``data_home``: the argument, else ``$SKATTN_DATA``, else
+``~/skattn_data``, in nltk_data's zip layout. A missing file is downloaded
+from its public source and checked against its SHA-256 when
+``download_if_missing`` is True; otherwise the error names the path and how
+to get the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from sklearn.utils import Bunch
+
+_NLTK_DATA = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/"
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """A corpus file: its name under ``data_home``, source URL and SHA-256."""
+
+    filename: str
+    url: str
+    sha256: str
+
+
+REMOTE_FILES = {
+    "sentence_polarity": RemoteFile(
+        "sentence_polarity.zip",
+        _NLTK_DATA + "sentence_polarity.zip",
+        "6e1ed4405b65c7eabf1d199a7f7c437091ac21da0ea7467b410a74062574566b",
+    ),
+    "movie_reviews": RemoteFile(
+        "movie_reviews.zip",
+        _NLTK_DATA + "movie_reviews.zip",
+        "a41211ae685019137410268134db6a1a14428c89b671eb83056151a878539008",
+    ),
+    "qc": RemoteFile(
+        "qc.zip",
+        _NLTK_DATA + "qc.zip",
+        "091fb01e50883014d150acb7d5013d787136968b3f955ae01725a65e7e80f304",
+    ),
+}
+
+
+def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
+    """The folder corpora are read from (and downloaded to).
+
+    Parameters
+    ----------
+    data_home : str or path-like, optional
+        Overrides ``$SKATTN_DATA`` and the default ``~/skattn_data``.
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> get_data_home("/tmp/corpora")
+    PosixPath('/tmp/corpora')
+    """
+    if data_home is None:
+        data_home = os.environ.get("SKATTN_DATA", Path.home() / "skattn_data")
+    return Path(data_home).expanduser()
+
+
+def fetch_file(name: str, data_home=None, download_if_missing: bool = True) -> Path:
+    """Path of a corpus file, downloading and verifying it if missing.
+
+    Parameters
+    ----------
+    name : {"sentence_polarity", "movie_reviews", "qc"}
+        The corpus.
+    data_home : str or path-like, optional
+    download_if_missing : bool, default=True
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    FileNotFoundError
+        The file is missing and downloading is not allowed.
+    OSError
+        The download failed or its checksum did not match (nothing is
+        left at the target path then).
+    """
+    remote = REMOTE_FILES[name]
+    path = get_data_home(data_home) / remote.filename
+    if path.exists():
+        return path
+    if not download_if_missing:
+        raise FileNotFoundError(
+            f"{path} does not exist. Pass download_if_missing=True to download it from "
+            f"{remote.url}, or place the file there (or set SKATTN_DATA / data_home to the "
+            "folder holding it)."
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Download next to the target and rename only once verified, so an
+    # interrupted or corrupted download never looks like a good file.
+    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".part") as tmp:
+        try:
+            with urllib.request.urlopen(remote.url, timeout=60) as response:
+                shutil.copyfileobj(response, tmp)
+            tmp.close()
+            digest = _sha256(Path(tmp.name))
+            if digest != remote.sha256:
+                raise OSError(
+                    f"Checksum mismatch for {remote.url}: got {digest}, expected {remote.sha256}."
+                )
+            os.replace(tmp.name, path)
+        finally:
+            if os.path.exists(tmp.name):
+                os.unlink(tmp.name)
+    return path
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _result(data, target, target_names, descr, return_X_y, **extra):
+    target = np.asarray(target)
+    if return_X_y:
+        return data, target
+    return Bunch(data=data, target=target, target_names=list(target_names), DESCR=descr, **extra)
+
+
+def fetch_sentence_polarity(*, data_home=None, download_if_missing=True, return_X_y=False):
+    """Sentence polarity dataset v1.0 (Pang & Lee 2005, "MR").
+
+    10,662 movie-review snippets, 5,331 positive and 5,331 negative,
+    read from latin-1. Labels are ``"neg"`` and ``"pos"``.
+
+    Parameters
+    ----------
+    data_home : str or path-like, optional
+    download_if_missing : bool, default=True
+    return_X_y : bool, default=False
+
+    Returns
+    -------
+    Bunch with ``data`` (list of str), ``target`` (ndarray of str),
+    ``target_names`` and ``DESCR``; or ``(data, target)``.
+
+    Examples
+    --------
+    >>> X, y = fetch_sentence_polarity(return_X_y=True)  # doctest: +SKIP
+    >>> len(X)  # doctest: +SKIP
+    10662
+    """
+    path = fetch_file("sentence_polarity", data_home, download_if_missing)
+    data, target = [], []
+    with zipfile.ZipFile(path) as archive:
+        descr = archive.read("sentence_polarity/README.txt").decode("latin-1")
+        for label in ("neg", "pos"):
+            text = archive.read(f"sentence_polarity/rt-polarity.{label}").decode("latin-1")
+            lines = [line.strip() for line in text.splitlines() if line.strip()]
+            data.extend(lines)
+            target.extend([label] * len(lines))
+    return _result(data, target, ["neg", "pos"], descr, return_X_y)
+
+
+def fetch_movie_reviews(*, data_home=None, download_if_missing=True, return_X_y=False):
+    """Movie review polarity dataset v2.0 (Pang & Lee 2004, "RT-2k").
+
+    2,000 full reviews. Each document keeps its sentence boundaries as line
+    breaks (the corpus is stored one sentence per line), so
+    ``sentence_split="lines"`` recovers them. Labels ``"neg"`` / ``"pos"``.
+
+    Parameters
+    ----------
+    data_home : str or path-like, optional
+    download_if_missing : bool, default=True
+    return_X_y : bool, default=False
+
+    Returns
+    -------
+    Bunch with ``data``, ``target``, ``target_names``, ``DESCR`` and
+    ``filenames``; or ``(data, target)``.
+
+    Examples
+    --------
+    >>> X, y = fetch_movie_reviews(return_X_y=True)  # doctest: +SKIP
+    >>> len(X)  # doctest: +SKIP
+    2000
+    """
+    path = fetch_file("movie_reviews", data_home, download_if_missing)
+    data, target, filenames = [], [], []
+    with zipfile.ZipFile(path) as archive:
+        descr = archive.read("movie_reviews/README").decode("utf-8", "replace")
+        for name in sorted(archive.namelist()):
+            parts = name.split("/")
+            if len(parts) == 3 and parts[1] in ("neg", "pos") and name.endswith(".txt"):
+                text = archive.read(name).decode("utf-8")
+                data.append("\n".join(line.strip() for line in text.splitlines() if line.strip()))
+                target.append(parts[1])
+                filenames.append(name)
+    return _result(data, target, ["neg", "pos"], descr, return_X_y, filenames=filenames)
+
+
+def fetch_trec(
+    *, subset="train", fine=False, data_home=None, download_if_missing=True, return_X_y=False
+):
+    """TREC question classification (Li & Roth 2002).
+
+    5,452 training and 500 test questions with 6 coarse labels (``DESC``,
+    ``ENTY``, ``ABBR``, ``HUM``, ``LOC``, ``NUM``) and 50 fine ones
+    (``"DESC:manner"``).
+
+    Parameters
+    ----------
+    subset : {"train", "test", "all"}, default="train"
+    fine : bool, default=False
+        ``target`` holds the fine labels instead of the coarse ones.
+    data_home : str or path-like, optional
+    download_if_missing : bool, default=True
+    return_X_y : bool, default=False
+
+    Returns
+    -------
+    Bunch with ``data``, ``target``, ``target_coarse``, ``target_fine``,
+    ``target_names`` and ``DESCR``; or ``(data, target)``.
+
+    Examples
+    --------
+    >>> X, y = fetch_trec(subset="test", return_X_y=True)  # doctest: +SKIP
+    >>> len(X)  # doctest: +SKIP
+    500
+    """
+    if subset not in ("train", "test", "all"):
+        raise ValueError(f"subset must be 'train', 'test' or 'all', got {subset!r}.")
+    path = fetch_file("qc", data_home, download_if_missing)
+    subsets = ("train", "test") if subset == "all" else (subset,)
+    data, coarse, fine_labels = [], [], []
+    with zipfile.ZipFile(path) as archive:
+        descr = archive.read("qc/README").decode("latin-1")
+        for part in subsets:
+            for line in archive.read(f"qc/{part}.txt").decode("latin-1").splitlines():
+                if not line.strip():
+                    continue
+                label, question = line.split(" ", 1)
+                data.append(question.strip())
+                coarse.append(label.split(":", 1)[0])
+                fine_labels.append(label)
+    target = fine_labels if fine else coarse
+    return _result(
+        data,
+        target,
+        sorted(set(target)),
+        descr,
+        return_X_y,
+        target_coarse=np.asarray(coarse),
+        target_fine=np.asarray(fine_labels),
+    )

@@ -1,0 +1,105 @@
+"""The structured self-attentive classifier network (Lin et al. 2017)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from skattn.modules.attention import StructuredSelfAttention, attention_penalty, length_mask
+from skattn.modules.encoders import BiRNNEncoder
+from skattn.modules.outputs import ModuleOutput
+from skattn.text import PAD_ID
+
+
+class SelfAttentiveOutput(ModuleOutput):
+    """What :class:`SelfAttentiveNet` returns: (logits, attention, embedding, penalty).
+
+    Attributes
+    ----------
+    logits : Tensor (batch, n_classes)
+    attention : Tensor (batch, hops, time), A; 0 on padding
+    embedding : Tensor (batch, hops, 2u), M = A H
+    penalty : Tensor (batch,), ‖AAᵀ − I‖²_F per example
+    """
+
+    fields = ("logits", "attention", "embedding", "penalty")
+
+    def per_document(self, lengths) -> dict[str, list]:
+        """The attention of each document, (hops, length), without padding."""
+        attention = self.attention.cpu().numpy()
+        return {"attention": [a[:, :n] for a, n in zip(attention, lengths)]}
+
+
+class SelfAttentiveNet(nn.Module):
+    """Embedding → BiLSTM → structured self-attention → pooling → ReLU MLP.
+
+    Parameters
+    ----------
+    vocab_size : int
+        Number of token ids (PAD and UNK included).
+    n_classes : int
+        Number of output classes.
+    embedding_dim : int, default=100
+    hidden_size : int, default=100
+        u, per LSTM direction.
+    attention_dim : int, default=64
+        d_a.
+    attention_hops : int, default=4
+        r.
+    mlp_hidden : int, default=128
+        Width of the ReLU hidden layer.
+    pooling : {"flatten", "max", "mean"}, default="flatten"
+        How M (r × 2u) becomes the MLP input: flattened (the paper), or the
+        max / mean over the r rows.
+    dropout : float, default=0.5
+        Dropout on the embeddings and before each MLP layer.
+
+    Examples
+    --------
+    >>> net = SelfAttentiveNet(vocab_size=10, n_classes=2, hidden_size=3)
+    >>> out = net(torch.tensor([[2, 3, 0]]), torch.tensor([2]))
+    >>> tuple(out.logits.shape), tuple(out.attention.shape)  # time trimmed to the longest
+    ((1, 2), (1, 4, 2))
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        n_classes: int,
+        embedding_dim: int = 100,
+        hidden_size: int = 100,
+        attention_dim: int = 64,
+        attention_hops: int = 4,
+        mlp_hidden: int = 128,
+        pooling: str = "flatten",
+        dropout: float = 0.5,
+    ):
+        super().__init__()
+        self.pooling = pooling
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=PAD_ID)
+        self.encoder = BiRNNEncoder(embedding_dim, hidden_size, cell="lstm")
+        self.attention = StructuredSelfAttention(
+            self.encoder.output_size, attention_dim, attention_hops
+        )
+        pooled_size = self.encoder.output_size * (attention_hops if pooling == "flatten" else 1)
+        self.dropout = nn.Dropout(dropout)
+        self.classifier = nn.Sequential(
+            nn.Linear(pooled_size, mlp_hidden),
+            nn.ReLU(),
+            nn.Dropout(dropout),
+            nn.Linear(mlp_hidden, n_classes),
+        )
+
+    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> SelfAttentiveOutput:
+        """Classify padded token ids (batch, time) with their lengths (batch,)."""
+        tokens = tokens[:, : int(lengths.max())]
+        states = self.encoder(self.dropout(self.embedding(tokens)), lengths)
+        embedding, attention = self.attention(states, length_mask(lengths, tokens.shape[1]))
+        if self.pooling == "flatten":
+            pooled = embedding.flatten(1)
+        elif self.pooling == "max":
+            pooled = embedding.max(dim=1).values
+        else:
+            pooled = embedding.mean(dim=1)
+        logits = self.classifier(self.dropout(pooled))
+        return SelfAttentiveOutput((logits, attention, embedding, attention_penalty(attention)))

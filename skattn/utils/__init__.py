@@ -1,0 +1,1 @@
+"""Helpers shared across skattn: input validation and thread control."""

@@ -1,0 +1,157 @@
+"""Input checks shared by every estimator: clear errors before any training."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+_HINT = "expected a 1-D sequence of str (list, tuple, 1-D numpy array or pandas Series)"
+
+
+def check_text_input(X: Any, *, name: str = "X") -> list[str]:
+    """Validate a collection of documents and return it as a list of str.
+
+    Parameters
+    ----------
+    X : list, tuple, 1-D numpy array or pandas Series of str
+        The documents.
+    name : str, default="X"
+        How the error messages name the input.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    TypeError
+        ``X`` is not a 1-D collection, or an element is not a ``str``
+        (bytes, numbers, None/NaN, lists).
+    ValueError
+        ``X`` is empty, or holds an empty or blank string.
+
+    Examples
+    --------
+    >>> check_text_input(("good", "bad"))
+    ['good', 'bad']
+    """
+    if isinstance(X, (str, bytes)):
+        raise TypeError(
+            f"{name} is a single {type(X).__name__}; {_HINT}. Wrap one document in a list: [text]."
+        )
+    if sp.issparse(X):
+        raise TypeError(f"{name} is a sparse matrix; {_HINT}. skattn estimators read raw text.")
+    if hasattr(X, "iloc") and getattr(X, "ndim", 1) == 2:
+        if X.shape[1] != 1:
+            raise TypeError(
+                f"{name} is a DataFrame with {X.shape[1]} columns; {_HINT}. "
+                "Select the text column, e.g. df['text'], or use a ColumnTransformer."
+            )
+        X = X.iloc[:, 0]
+    if hasattr(X, "to_numpy"):  # pandas Series
+        X = X.to_numpy(dtype=object)
+    if isinstance(X, np.ndarray):
+        if X.ndim != 1:
+            raise TypeError(f"{name} has shape {X.shape}; {_HINT}.")
+        X = X.tolist()
+    elif not isinstance(X, Sequence):
+        raise TypeError(f"{name} is a {type(X).__name__}; {_HINT}.")
+    if len(X) == 0:
+        raise ValueError(f"{name} is empty; at least one document is needed.")
+    for i, doc in enumerate(X):
+        if isinstance(doc, str):
+            if not doc.strip():
+                raise ValueError(
+                    f"{name}[{i}] is an empty or blank string; every document needs text."
+                )
+            continue
+        if isinstance(doc, (bytes, bytearray)):
+            raise TypeError(
+                f"{name}[{i}] is bytes; documents must be str. Decode them first, "
+                "e.g. doc.decode('utf-8') (or the encoding of your files)."
+            )
+        what = "None/NaN" if doc is None or (isinstance(doc, float) and doc != doc) else type(doc).__name__
+        raise TypeError(f"{name}[{i}] is {what}, not str; {_HINT}.")
+    return list(X)
+
+
+def check_labels(y: Any, n_samples: int) -> np.ndarray:
+    """Validate classification labels against the number of documents.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels of any hashable type.
+    n_samples : int
+        Number of documents they label.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+
+    Raises
+    ------
+    ValueError
+        Wrong length, missing labels, not 1-D, continuous targets, or fewer
+        than two classes.
+
+    Examples
+    --------
+    >>> check_labels(["pos", "neg"], 2).tolist()
+    ['pos', 'neg']
+    """
+    from sklearn.utils.multiclass import check_classification_targets, type_of_target
+
+    if y is None:
+        raise ValueError("y is None; a classifier needs one label per document.")
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if y.ndim != 1:
+        raise ValueError(f"y has shape {y.shape}; expected one label per document (1-D).")
+    if len(y) != n_samples:
+        raise ValueError(f"X has {n_samples} documents but y has {len(y)} labels; they must match.")
+    if y.dtype.kind == "O" and any(label is None for label in y):
+        raise ValueError("y holds None; every document needs a label.")
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError("y holds NaN; every document needs a label.")
+    check_classification_targets(y)
+    if type_of_target(y) not in ("binary", "multiclass"):
+        raise ValueError(f"y is {type_of_target(y)}; expected binary or multiclass labels.")
+    if len(np.unique(y)) < 2:
+        raise ValueError(
+            f"y has a single class ({y[0]!r}); a classifier needs at least two classes."
+        )
+    return y
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray:
+    """Validate sample weights: finite, non-negative, one per document, some positive.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n_samples,) or None
+        Weights; None means all ones.
+    n_samples : int
+        Number of documents.
+
+    Returns
+    -------
+    ndarray of float32, shape (n_samples,)
+
+    Examples
+    --------
+    >>> check_sample_weight(None, 2).tolist()
+    [1.0, 1.0]
+    """
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float32)
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight has shape {weights.shape}; expected ({n_samples},), one per document."
+        )
+    if not np.isfinite(weights).all() or (weights < 0).any() or weights.sum() <= 0:
+        raise ValueError("sample_weight must be finite, non-negative and not all zero.")
+    return weights.astype(np.float32)

@@ -1,0 +1,57 @@
+"""SelfAttentiveClassifier learns on real data; its attention behaves as the paper says."""
+
+import numpy as np
+import pytest
+
+from skattn import SelfAttentiveClassifier
+
+pytestmark = pytest.mark.slow
+
+
+def test_learns_sentence_polarity(polarity_split):
+    X_train, X_test, y_train, y_test = polarity_split
+    clf = SelfAttentiveClassifier(max_epochs=4, random_state=0).fit(X_train, y_train)
+    accuracy = clf.score(X_test, y_test)
+    print(f"sentence_polarity held-out accuracy: {accuracy:.4f}")
+    assert accuracy >= 0.72
+
+
+def _mean_off_diagonal(explanations):
+    values = []
+    for e in explanations:
+        gram = e["attention"] @ e["attention"].T
+        values.append(gram[~np.eye(len(gram), dtype=bool)].mean())
+    return float(np.mean(values))
+
+
+def test_penalty_makes_hops_less_redundant(polarity_split):
+    X_train, X_test, y_train, _ = polarity_split
+    params = dict(
+        embedding_dim=32, hidden_size=32, attention_dim=16, attention_hops=4,
+        mlp_hidden=32, max_epochs=2, batch_size=64, lr=3e-3, random_state=0,
+    )
+    sample = slice(0, 3000)
+    off_diagonal = {}
+    for penalty in (0.0, 1.0):
+        clf = SelfAttentiveClassifier(penalty=penalty, **params)
+        clf.fit(X_train[sample], y_train[sample])
+        off_diagonal[penalty] = _mean_off_diagonal(clf.explain(X_test[:300]))
+    print(f"mean off-diagonal of AA^T: {off_diagonal}")
+    assert off_diagonal[1.0] < 0.5 * off_diagonal[0.0]
+
+
+def test_explain_and_transform_match_the_network(polarity_small):
+    X, y = polarity_small
+    clf = SelfAttentiveClassifier(
+        embedding_dim=16, hidden_size=8, attention_hops=3, max_epochs=1, random_state=0
+    ).fit(X, y)
+    docs = [X[0], X[1] + " " + X[2]]  # different lengths: padded together
+    explained = clf.explain(docs)
+    assert clf.transform(docs).shape == (2, 3 * 2 * 8)
+    for doc, e in zip(docs, explained):
+        assert e["tokens"] == clf.encoder_.tokenize([doc])[0][0]
+        assert e["attention"].shape == (3, len(e["tokens"]))
+        np.testing.assert_allclose(e["attention"].sum(axis=1), 1.0, rtol=1e-5)
+        alone = clf.explain([doc])[0]["attention"]
+        np.testing.assert_allclose(e["attention"], alone, rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal([e["prediction"] for e in explained], clf.predict(docs))

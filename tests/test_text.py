@@ -1,0 +1,71 @@
+import numpy as np
+import pytest
+
+from skattn.text import PAD_ID, UNK_ID, TextEncoder, split_sentences
+
+
+def test_vocabulary_respects_min_count_and_max_vocab_with_distinct_pad_and_unk():
+    docs = ["b a a", "a b c", "c a d"]
+    enc = TextEncoder(min_count=2).fit(docs)
+    assert enc.vocabulary_ == {"a": 2, "b": 3, "c": 4}  # by count, then alphabetically
+    assert enc.id_to_token_[:2] == ["<pad>", "<unk>"] and PAD_ID != UNK_ID
+    assert TextEncoder(max_vocab=1).fit(docs).vocabulary_ == {"a": 2}
+    assert enc.encode(["d a zzz"]).token_ids.tolist() == [UNK_ID, 2, UNK_ID]
+
+
+def test_corpus_is_flat_arrays_with_offsets():
+    enc = TextEncoder(sentence_split="punctuation").fit(["x y. z", "y"])
+    corpus = enc.encode(["x y. z", "y", "z z z"])
+    assert corpus.token_ids.dtype == np.int64 and corpus.token_ids.ndim == 1
+    assert corpus.sentence_offsets.tolist() == [0, 3, 4, 5, 8]
+    assert corpus.document_offsets.tolist() == [0, 2, 3, 4]
+    assert corpus.document_lengths.tolist() == [4, 1, 3]
+    assert [s.tolist() for s in corpus.sentences(0)] == [
+        corpus.token_ids[:3].tolist(),
+        corpus.token_ids[3:4].tolist(),
+    ]
+
+
+def test_sklearn_analyzer_options_are_honoured():
+    assert TextEncoder(lowercase=False).build_analyzer()("Ab") == ["Ab"]
+    assert TextEncoder(strip_accents="unicode").build_analyzer()("café") == ["cafe"]
+    assert TextEncoder(token_pattern=r"\d+").build_analyzer()("a 12 b 3") == ["12", "3"]
+    assert TextEncoder(tokenizer=str.split).build_analyzer()("a-b c") == ["a-b", "c"]
+    assert TextEncoder(analyzer="char").build_analyzer()("日本語") == ["日", "本", "語"]
+
+
+def test_truncation_rule_keeps_the_first_tokens_and_counts_documents():
+    enc = TextEncoder(max_length=3).fit(["a b c d e", "a"])
+    corpus = enc.encode(["a b c d e", "a b"])
+    assert corpus.document_lengths.tolist() == [3, 2]
+    assert [enc.id_to_token_[i] for i in corpus.document(0)] == ["a", "b", "c"]
+    assert corpus.n_truncated == 1
+
+
+def test_hierarchical_truncation_applies_sentence_then_length_limits():
+    enc = TextEncoder(
+        sentence_split="lines", max_sentences=2, max_sentence_length=2, max_length=3
+    ).fit(["a b c\nd e\nf"])
+    corpus = enc.encode(["a b c\nd e\nf"])
+    tokens = [[enc.id_to_token_[i] for i in s] for s in corpus.sentences(0)]
+    assert tokens == [["a", "b"], ["d"]]
+    assert corpus.n_truncated == 1
+
+
+def test_sentences_without_tokens_are_skipped_but_empty_documents_are_errors():
+    enc = TextEncoder(sentence_split="lines").fit(["a\n\n\nb"])
+    assert enc.encode(["a\n\n\nb"]).sentence_counts.tolist() == [2]
+    with pytest.raises(ValueError, match=r"X has 1 document\(s\) that yield no token .*index 1"):
+        TextEncoder(token_pattern=r"\d+").fit(["12", "no digits"])
+
+
+def test_fit_encode_equals_fit_then_encode():
+    docs = ["the cat sat", "the dog", "a cat"]
+    a = TextEncoder(min_count=2).fit_encode(docs)
+    b = TextEncoder(min_count=2).fit(docs).encode(docs)
+    assert a.token_ids.tolist() == b.token_ids.tolist()
+
+
+def test_split_sentences_rule():
+    assert split_sentences("One. Two? Three!\nFour") == ["One.", "Two?", "Three!", "Four"]
+    assert split_sentences("3.5 stars") == ["3.5 stars"]
