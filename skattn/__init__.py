@@ -1,8 +1,10 @@
 """skattn: attention models for text classification as scikit-learn estimators."""
 
-from skattn.classifiers import SelfAttentiveClassifier
+from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.text import TextEncoder
 
 __version__ = "0.1.0"
 
-__all__ = ["SelfAttentiveClassifier", "TextEncoder", "__version__"]
+__all__ = [
+    "HierarchicalAttentionClassifier",
+    "SelfAttentiveClassifier", "TextEncoder", "__version__"]

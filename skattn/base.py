@@ -24,6 +24,7 @@ from skorch.callbacks import EarlyStopping, GradientNormClipping
 from skorch.helper import predefined_split
 
 from skattn.data import DocumentDataset
+from skattn.embeddings import initial_vectors
 from skattn.net import AttentionNet, torch_threads
 from skattn.text import TextEncoder
 from skattn.utils.validation import check_labels, check_sample_weight, check_text_input
@@ -43,6 +44,8 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "embedding_dim": [_positive_int],
     "hidden_size": [_positive_int],
     "dropout": [Interval(Real, 0, 1, closed="left")],
+    "embeddings": [StrOptions({"random", "ppmi"}), None],
+    "freeze_embeddings": ["boolean"],
     "lowercase": ["boolean"],
     "token_pattern": [str],
     "tokenizer": [callable, None],
@@ -116,8 +119,12 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
             corpus = self.encoder_.fit_encode(X)
             dataset = DocumentDataset(corpus, y_encoded, weights, hierarchical=self._hierarchical)
             train, valid = self._split(dataset, y_encoded, seed)
-            self.net_ = self._make_net(valid)
-            self.net_.fit(train, y=None)
+            self.net_ = self._make_net(valid).initialize()
+            vectors = initial_vectors(
+                self.embeddings, corpus, self.encoder_.vocab_size_, self.embedding_dim, seed
+            )
+            self.net_.load_embeddings(vectors, freeze=self.freeze_embeddings)
+            self.net_.partial_fit(train, y=None)
         self.n_truncated_ = corpus.n_truncated
         return self
 
@@ -185,6 +192,13 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         dataset = self._dataset(X)
         with torch_threads(self.threads):
             return self.net_.predict_outputs(dataset, fields)
+
+    def _explained_outputs(self, X: Sequence[str], fields: Sequence[str]):
+        """Tokens, the given module outputs and class probabilities of each document."""
+        X = check_text_input(X)
+        outputs = self._outputs(X, ("logits", *fields))
+        probas = softmax(outputs["logits"].astype(np.float64), axis=1)
+        return self.encoder_.tokenize(X), outputs, probas
 
     def decision_function(self, X: Sequence[str]) -> np.ndarray:
         """Raw scores: logits (n, n_classes), or log-odds of ``classes_[1]`` (n,) if binary.

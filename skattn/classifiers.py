@@ -6,10 +6,10 @@ from numbers import Integral, Real
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from scipy.special import softmax
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skattn.base import COMMON_CONSTRAINTS, AttentionClassifierBase
+from skattn.modules.hierarchical import HierarchicalAttentionNet
 from skattn.modules.self_attentive import SelfAttentiveNet
 from skattn.text import DEFAULT_TOKEN_PATTERN
 
@@ -43,6 +43,12 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         Units of the ReLU hidden layer.
     dropout : float, default=0.5
         Dropout on embeddings and in the MLP.
+    embeddings : {"ppmi", "random"} or None, default="ppmi"
+        Initial word vectors: "ppmi" learns count-based vectors from the
+        fit data (see :mod:`skattn.embeddings`; no download), "random" or
+        None keeps random initialisation.
+    freeze_embeddings : bool, default=False
+        Keep the word vectors fixed during training.
     lowercase, token_pattern, tokenizer : see :class:`skattn.text.TextEncoder`
     min_count : int, default=1
         Words seen fewer times in ``fit`` become UNK.
@@ -52,9 +58,9 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         Tokens kept per document: the first ``max_length`` (documented
         truncation rule of :mod:`skattn.text`; ``n_truncated_`` counts the
         training documents it shortened).
-    max_epochs : int, default=5
-    batch_size : int, default=32
-    lr : float, default=2e-3
+    max_epochs : int, default=8
+    batch_size : int, default=64
+    lr : float, default=3e-3
     optimizer : {"adam", "adamw", "sgd", "adagrad", "rmsprop"} or torch optimizer class, default="adam"
     momentum : float, default=0.9
         Used by "sgd" and "rmsprop".
@@ -127,15 +133,17 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         pooling: str = "flatten",
         mlp_hidden: int = 128,
         dropout: float = 0.5,
+        embeddings: str | None = "ppmi",
+        freeze_embeddings: bool = False,
         lowercase: bool = True,
         token_pattern: str = DEFAULT_TOKEN_PATTERN,
         tokenizer: Callable[[str], list[str]] | None = None,
         min_count: int = 1,
         max_vocab: int | None = None,
         max_length: int | None = 400,
-        max_epochs: int = 5,
-        batch_size: int = 32,
-        lr: float = 2e-3,
+        max_epochs: int = 8,
+        batch_size: int = 64,
+        lr: float = 3e-3,
         optimizer: str | type = "adam",
         momentum: float = 0.9,
         weight_decay: float = 0.0,
@@ -157,6 +165,8 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         self.pooling = pooling
         self.mlp_hidden = mlp_hidden
         self.dropout = dropout
+        self.embeddings = embeddings
+        self.freeze_embeddings = freeze_embeddings
         self.lowercase = lowercase
         self.token_pattern = token_pattern
         self.tokenizer = tokenizer
@@ -219,9 +229,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
             (ndarray (r, n_tokens), each row sums to 1), ``prediction``
             (a value of ``classes_``) and ``proba`` (ndarray (n_classes,)).
         """
-        outputs = self._outputs(X, ("logits", "attention"))
-        tokenized = self.encoder_.tokenize(X)
-        probas = softmax(outputs["logits"].astype(np.float64), axis=1)
+        tokenized, outputs, probas = self._explained_outputs(X, ("attention",))
         return [
             {
                 "tokens": [token for sentence in sentences for token in sentence],
@@ -230,4 +238,250 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
                 "proba": proba,
             }
             for sentences, attention, proba in zip(tokenized, outputs["attention"], probas)
+        ]
+
+
+class HierarchicalAttentionClassifier(AttentionClassifierBase):
+    """Hierarchical attention network for documents (Yang et al. 2016).
+
+    Each sentence's words → embeddings → BiGRU → word pooling (attention
+    with a learned context vector u_w in HN-ATT) → sentence vector; the
+    document's sentence vectors → BiGRU → sentence pooling (u_s) →
+    document vector v → linear → softmax; loss = negative log-likelihood.
+    All sentences of a batch share one word-level pass (sorted by length,
+    in chunks); documents are batched by sentence count.
+
+    Parameters
+    ----------
+    embedding_dim : int, default=100
+        Word embedding size (the paper: 200).
+    hidden_size : int, default=50
+        Word-level GRU units per direction (the paper: 50).
+    sentence_hidden_size : int, default=50
+        Sentence-level GRU units per direction (the paper: 50).
+    context_dim : int, default=100
+        Size of u_w, u_s and of the attention projections (the paper: 100).
+    pooling : {"attention", "mean", "max"}, default="attention"
+        HN-ATT, HN-AVE or HN-MAX, at both levels, over real positions only.
+    dropout : float, default=0.3
+        Dropout on the embeddings and on the document vector (the paper
+        has none).
+    embeddings : {"ppmi", "random"} or None, default="ppmi"
+        Initial word vectors, see :class:`SelfAttentiveClassifier`.
+    freeze_embeddings : bool, default=False
+    lowercase, token_pattern, tokenizer : see :class:`skattn.text.TextEncoder`
+    min_count : int, default=2
+        Words seen fewer times become UNK (the paper: 6, i.e. words seen
+        at most 5 times are UNK).
+    max_vocab : int or None, default=None
+    sentence_split : {"punctuation", "lines"} or callable, default="punctuation"
+        "punctuation" ends a sentence after ``.``, ``!`` or ``?`` and at line
+        breaks; "lines" takes each line as a sentence (movie_reviews);
+        a callable ``str -> list of str``.
+    max_sentences : int or None, default=60
+        Sentences kept per document: the first ones.
+    max_sentence_length : int or None, default=60
+        Words kept per sentence: the first ones.
+    chunk_size : int or None, default=256
+        Sentences per word-level GRU call.
+    max_epochs : int, default=4
+    batch_size : int, default=32
+    lr : float, default=3e-3
+    optimizer : {"adam", "adamw", "sgd", "adagrad", "rmsprop"} or class, default="adam"
+        The paper: "sgd" with ``momentum=0.9``.
+    momentum, weight_decay, clip_grad_norm, early_stopping,
+    validation_fraction, n_iter_no_change, callbacks, device, threads,
+    random_state, verbose : see :class:`SelfAttentiveClassifier`
+
+    Attributes
+    ----------
+    classes_, encoder_, net_, n_truncated_ : see :class:`SelfAttentiveClassifier`
+
+    Examples
+    --------
+    >>> X = ["A great film. I loved it.", "Truly great!", "A bad film. I hated it.",
+    ...      "Truly bad!"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> clf = HierarchicalAttentionClassifier(max_epochs=8, random_state=0).fit(X, y)
+    >>> clf.predict(["Great. Loved it.", "Bad. Hated it."]).tolist()
+    ['pos', 'neg']
+    >>> clf.transform(["Great."]).shape  # 2 * sentence_hidden_size
+    (1, 100)
+    """
+
+    _module_class = HierarchicalAttentionNet
+    _hierarchical = True
+    _text_params = (
+        "lowercase",
+        "token_pattern",
+        "tokenizer",
+        "min_count",
+        "max_vocab",
+        "sentence_split",
+        "max_sentences",
+        "max_sentence_length",
+    )
+    _parameter_constraints: dict = {
+        **COMMON_CONSTRAINTS,
+        "sentence_hidden_size": [Interval(Integral, 1, None, closed="left")],
+        "context_dim": [Interval(Integral, 1, None, closed="left")],
+        "pooling": [StrOptions({"attention", "mean", "max"})],
+        "sentence_split": [StrOptions({"punctuation", "lines"}), callable],
+        "max_sentences": [Interval(Integral, 1, None, closed="left"), None],
+        "max_sentence_length": [Interval(Integral, 1, None, closed="left"), None],
+        "chunk_size": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    #: The paper's settings (Yang et al. 2016, section 3.3).
+    PAPER_SETTINGS = {
+        "embedding_dim": 200,
+        "hidden_size": 50,
+        "sentence_hidden_size": 50,
+        "context_dim": 100,
+        "min_count": 6,
+        "dropout": 0.0,
+        "batch_size": 64,
+        "optimizer": "sgd",
+        "momentum": 0.9,
+    }
+
+    def __init__(
+        self,
+        *,
+        embedding_dim: int = 100,
+        hidden_size: int = 50,
+        sentence_hidden_size: int = 50,
+        context_dim: int = 100,
+        pooling: str = "attention",
+        dropout: float = 0.3,
+        embeddings: str | None = "ppmi",
+        freeze_embeddings: bool = False,
+        lowercase: bool = True,
+        token_pattern: str = DEFAULT_TOKEN_PATTERN,
+        tokenizer: Callable[[str], list[str]] | None = None,
+        min_count: int = 2,
+        max_vocab: int | None = None,
+        sentence_split: str | Callable[[str], list[str]] = "punctuation",
+        max_sentences: int | None = 60,
+        max_sentence_length: int | None = 60,
+        chunk_size: int | None = 256,
+        max_epochs: int = 4,
+        batch_size: int = 32,
+        lr: float = 3e-3,
+        optimizer: str | type = "adam",
+        momentum: float = 0.9,
+        weight_decay: float = 0.0,
+        clip_grad_norm: float | None = 5.0,
+        early_stopping: bool = False,
+        validation_fraction: float | None = None,
+        n_iter_no_change: int = 3,
+        callbacks: list | None = None,
+        device: str = "cpu",
+        threads: int | None = 1,
+        random_state=None,
+        verbose: int = 0,
+    ):
+        self.embedding_dim = embedding_dim
+        self.hidden_size = hidden_size
+        self.sentence_hidden_size = sentence_hidden_size
+        self.context_dim = context_dim
+        self.pooling = pooling
+        self.dropout = dropout
+        self.embeddings = embeddings
+        self.freeze_embeddings = freeze_embeddings
+        self.lowercase = lowercase
+        self.token_pattern = token_pattern
+        self.tokenizer = tokenizer
+        self.min_count = min_count
+        self.max_vocab = max_vocab
+        self.sentence_split = sentence_split
+        self.max_sentences = max_sentences
+        self.max_sentence_length = max_sentence_length
+        self.chunk_size = chunk_size
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.optimizer = optimizer
+        self.momentum = momentum
+        self.weight_decay = weight_decay
+        self.clip_grad_norm = clip_grad_norm
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.callbacks = callbacks
+        self.device = device
+        self.threads = threads
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @classmethod
+    def from_paper(cls, **overrides) -> "HierarchicalAttentionClassifier":
+        """An estimator with the paper's settings (``PAPER_SETTINGS``), plus overrides.
+
+        The paper does not give its learning rate; ``lr`` defaults to 0.1
+        here, which trains with momentum 0.9 on movie_reviews.
+
+        Examples
+        --------
+        >>> HierarchicalAttentionClassifier.from_paper().embedding_dim
+        200
+        """
+        return cls(**{**cls.PAPER_SETTINGS, "lr": 0.1, **overrides})
+
+    def _module_params(self) -> dict[str, Any]:
+        return {
+            "embedding_dim": self.embedding_dim,
+            "word_hidden": self.hidden_size,
+            "sentence_hidden": self.sentence_hidden_size,
+            "context_dim": self.context_dim,
+            "pooling": self.pooling,
+            "dropout": self.dropout,
+            "chunk_size": self.chunk_size,
+        }
+
+    def transform(self, X: Sequence[str]) -> np.ndarray:
+        """Document vectors v: shape (n_documents, 2 * sentence_hidden_size).
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        ndarray of float32
+        """
+        return self._outputs(X, ("embedding",))["embedding"]
+
+    def explain(self, X: Sequence[str]) -> list[dict[str, Any]]:
+        """Sentences, sentence weights and per-sentence word weights of each document.
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        list of dict
+            Per document: ``sentences`` (list of lists of tokens, as kept
+            after truncation), ``sentence_attention`` (ndarray
+            (n_sentences,), sums to 1), ``word_attention`` (list of ndarray,
+            one per sentence, each summing to 1), ``prediction`` and
+            ``proba``. With ``pooling="mean"`` the weights are uniform; with
+            ``"max"`` a position's weight is the share of dimensions whose
+            maximum it holds.
+        """
+        tokenized, outputs, probas = self._explained_outputs(
+            X, ("sentence_attention", "word_attention")
+        )
+        return [
+            {
+                "sentences": sentences,
+                "sentence_attention": sentence_attention,
+                "word_attention": word_attention,
+                "prediction": self.classes_[np.argmax(proba)],
+                "proba": proba,
+            }
+            for sentences, sentence_attention, word_attention, proba in zip(
+                tokenized, outputs["sentence_attention"], outputs["word_attention"], probas
+            )
         ]

@@ -75,26 +75,32 @@ class DocumentDataset(Dataset):
         -------
         X : dict of str to Tensor
             Flat: ``tokens`` (batch, max_tokens) and ``lengths`` (batch,).
-            Hierarchical: ``tokens`` (n_sentences, max_sentence_tokens),
-            ``lengths`` per sentence, ``sentence_counts`` per document.
+            Hierarchical: ``tokens`` (batch, max_sentences, max_words) and
+            ``lengths`` (batch, max_sentences), words per sentence, 0 for
+            padding sentences.
             Plus ``sample_weight`` (batch,) when the dataset has weights.
         y : Tensor of int64, shape (batch,), or None
         """
         indices = np.asarray(indices, dtype=np.int64)
         corpus = self.corpus
         if self.hierarchical:
-            starts = corpus.document_offsets[indices]
             counts = corpus.sentence_counts[indices]
-            sentence_ids = _ranges(starts, counts)
+            sentence_ids = _ranges(corpus.document_offsets[indices], counts)
             token_starts = corpus.sentence_offsets[sentence_ids]
             lengths = corpus.sentence_offsets[sentence_ids + 1] - token_starts
-            X = {"sentence_counts": torch.from_numpy(counts)}
+            # (documents, sentences) layout: skorch needs one batch dimension.
+            slots = np.zeros((len(indices), int(counts.max())), dtype=bool)
+            slots[np.arange(slots.shape[1])[None, :] < counts[:, None]] = True
+            words = _pad(corpus.token_ids, token_starts, lengths)
+            tokens = np.full(slots.shape + (words.shape[1],), PAD_ID, dtype=np.int64)
+            tokens[slots] = words
+            sentence_lengths = np.zeros(slots.shape, dtype=np.int64)
+            sentence_lengths[slots] = lengths
+            X = {"tokens": torch.from_numpy(tokens), "lengths": torch.from_numpy(sentence_lengths)}
         else:
-            token_starts = corpus.document_token_offsets[indices]
             lengths = self.lengths[indices]
-            X = {}
-        X["tokens"] = torch.from_numpy(_pad(corpus.token_ids, token_starts, lengths))
-        X["lengths"] = torch.from_numpy(np.ascontiguousarray(lengths))
+            tokens = _pad(corpus.token_ids, corpus.document_token_offsets[indices], lengths)
+            X = {"tokens": torch.from_numpy(tokens), "lengths": torch.from_numpy(lengths.copy())}
         if self.sample_weight is not None:
             X["sample_weight"] = torch.from_numpy(self.sample_weight[indices])
         y = None if self.y is None else torch.from_numpy(self.y[indices])

@@ -71,15 +71,23 @@ class AttentionNet(NeuralNetClassifier):
             dataset, batch_size=self.batch_size, shuffle=False, collate_fn=dataset.collate
         )
 
-    def iter_sorted_outputs(self, dataset: DocumentDataset) -> Iterator[tuple[np.ndarray, tuple]]:
-        """Yield ``(document_indices, module_output)`` over length-sorted batches."""
+    def load_embeddings(self, vectors: np.ndarray | None, freeze: bool = False) -> None:
+        """Copy initial word vectors into the module's ``embedding``; optionally freeze it."""
+        embedding = self.module_.embedding
+        if vectors is not None:
+            with torch.no_grad():
+                embedding.weight.copy_(torch.as_tensor(vectors, dtype=embedding.weight.dtype))
+        embedding.weight.requires_grad_(not freeze)
+
+    def iter_sorted_outputs(self, dataset: DocumentDataset) -> Iterator[tuple[np.ndarray, dict, tuple]]:
+        """Yield ``(document_indices, batch, module_output)`` over length-sorted batches."""
         order = np.argsort(dataset.sort_keys, kind="stable")
         self.module_.eval()
         with torch.no_grad():
             for start in range(0, len(order), self.batch_size):
                 rows = order[start : start + self.batch_size]
                 X, _ = dataset.collate(rows)
-                yield rows, self.infer(X)
+                yield rows, X, self.infer(X)
 
     def predict_outputs(
         self, dataset: DocumentDataset, fields: Sequence[str] = ("logits",)
@@ -100,8 +108,8 @@ class AttentionNet(NeuralNetClassifier):
         dict of str to ndarray or list of ndarray
         """
         collected: dict[str, list] = {field: [None] * len(dataset) for field in fields}
-        for rows, output in self.iter_sorted_outputs(dataset):
-            trimmed = output.per_document(dataset.lengths[rows])
+        for rows, X, output in self.iter_sorted_outputs(dataset):
+            trimmed = output.per_document(X)
             for field in fields:
                 values = trimmed.get(field)
                 if values is None:

@@ -1,24 +1,38 @@
 """Small, fast configurations of every public estimator, for convention tests."""
 
-from skattn import SelfAttentiveClassifier
+from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+
+COMMON = dict(embedding_dim=16, hidden_size=16, max_epochs=2, batch_size=32, lr=5e-3, random_state=0)
 
 
 def small_self_attentive(**params):
-    defaults = dict(
-        embedding_dim=16,
-        hidden_size=16,
-        attention_dim=8,
-        attention_hops=2,
-        mlp_hidden=16,
-        max_epochs=2,
-        batch_size=32,
-        lr=5e-3,
-        random_state=0,
-    )
+    defaults = dict(COMMON, attention_dim=8, attention_hops=2, mlp_hidden=16)
     return SelfAttentiveClassifier(**{**defaults, **params})
+
+
+def small_hierarchical(**params):
+    defaults = dict(COMMON, sentence_hidden_size=8, context_dim=8, dropout=0.0)
+    return HierarchicalAttentionClassifier(**{**defaults, **params})
 
 
 #: name -> factory(**overrides) of a small configuration.
 SMALL_ESTIMATORS = {
     "SelfAttentiveClassifier": small_self_attentive,
+    "HierarchicalAttentionClassifier": small_hierarchical,
+}
+
+#: name -> a grid over a text parameter and two network parameters.
+GRIDS = {
+    "SelfAttentiveClassifier": {
+        "min_count": [1, 2], "attention_hops": [1, 3], "penalty": [0.0, 1.0]
+    },
+    "HierarchicalAttentionClassifier": {
+        "min_count": [1, 2], "pooling": ["attention", "mean"], "context_dim": [4, 8]
+    },
+}
+
+#: name -> the parameter that caps the tokens of a one-sentence document.
+LENGTH_LIMITS = {
+    "SelfAttentiveClassifier": "max_length",
+    "HierarchicalAttentionClassifier": "max_sentence_length",
 }

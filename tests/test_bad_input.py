@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.utils._param_validation import InvalidParameterError
 
-from estimators import SMALL_ESTIMATORS
+from estimators import LENGTH_LIMITS, SMALL_ESTIMATORS
 
 GOOD_X = ["a fine film", "a poor film", "fine acting", "poor acting"]
 GOOD_Y = ["pos", "neg", "pos", "neg"]
@@ -41,6 +41,10 @@ PARAM_CASES = {
     "negative lr": {"lr": -0.1},
     "max_length=0": {"max_length": 0},
     "unknown optimizer": {"optimizer": "lbfgs-ish"},
+    "max_sentences=0": {"max_sentences": 0},
+    "unknown sentence_split": {"sentence_split": "paragraphs"},
+    "min_count=0": {"min_count": 0},
+    "hidden_size=0": {"hidden_size": 0},
 }
 
 pytestmark = pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
@@ -80,6 +84,7 @@ def test_bad_input_after_fit(make):
 
 def test_too_long_documents_are_truncated_by_the_documented_rule(make):
     long_doc = " ".join(["fine"] * 5000)
-    est = make(max_epochs=1, max_length=50).fit(GOOD_X + [long_doc], GOOD_Y + ["pos"])
+    limit = LENGTH_LIMITS[type(make()).__name__]
+    est = make(max_epochs=1, **{limit: 50}).fit(GOOD_X + [long_doc], GOOD_Y + ["pos"])
     assert est.n_truncated_ == 1
     assert len(est.encoder_.encode([long_doc]).token_ids) == 50

@@ -16,12 +16,13 @@ def test_collate_pads_per_batch_only_and_returns_lengths_weights_labels():
     assert X["sample_weight"].tolist() == [2.0, 3.0] and y.tolist() == [1, 0]
 
 
-def test_hierarchical_collate_flattens_sentences_with_counts():
+def test_hierarchical_collate_pads_documents_and_sentences_per_batch():
     corpus = TextEncoder(sentence_split="lines").fit_encode(["a b\nc", "d", "e\nf g h\ni"])
     X, _ = DocumentDataset(corpus, hierarchical=True).collate([2, 0])
-    assert X["sentence_counts"].tolist() == [3, 2]
-    assert X["lengths"].tolist() == [1, 3, 1, 2, 1]
-    assert X["tokens"].shape == (5, 3)
+    assert X["lengths"].tolist() == [[1, 3, 1], [2, 1, 0]]
+    assert X["tokens"].shape == (2, 3, 3)
+    ids = corpus.token_ids
+    assert X["tokens"][1, 0, :2].tolist() == ids[:2].tolist() and (X["tokens"][1, 2] == 0).all()
 
 
 def test_subset_restricts_and_reorders_documents():

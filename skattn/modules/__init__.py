@@ -2,6 +2,7 @@
 
 from skattn.modules.attention import (
     ContextAttention,
+    SequencePooling,
     StructuredSelfAttention,
     attention_penalty,
     length_mask,
@@ -9,11 +10,15 @@ from skattn.modules.attention import (
     masked_softmax,
 )
 from skattn.modules.encoders import BiRNNEncoder
+from skattn.modules.hierarchical import HierarchicalAttentionNet, HierarchicalOutput
 from skattn.modules.self_attentive import SelfAttentiveNet, SelfAttentiveOutput
 
 __all__ = [
     "BiRNNEncoder",
     "ContextAttention",
+    "HierarchicalAttentionNet",
+    "HierarchicalOutput",
+    "SequencePooling",
     "SelfAttentiveNet",
     "SelfAttentiveOutput",
     "StructuredSelfAttention",

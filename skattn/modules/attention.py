@@ -162,3 +162,52 @@ class ContextAttention(nn.Module):
         scores = torch.tanh(self.projection(states)) @ self.context
         weights = masked_softmax(scores, mask, dim=-1)
         return (weights.unsqueeze(-1) * states).sum(1), weights
+
+
+class SequencePooling(nn.Module):
+    """Pool states over real positions and say how much each position counted.
+
+    The three pooling rules of Yang et al.'s variants, with one interface:
+
+    - ``"attention"`` (HN-ATT): :class:`ContextAttention`; weights α_t;
+    - ``"mean"`` (HN-AVE): weights 1/length on real positions;
+    - ``"max"`` (HN-MAX): element-wise max; a position's weight is the
+      share of dimensions whose max it holds.
+
+    Weights are 0 on padding and sum to 1 over the real positions.
+
+    Parameters
+    ----------
+    input_dim : int
+    context_dim : int
+        Only used by ``"attention"``.
+    mode : {"attention", "mean", "max"}
+
+    Examples
+    --------
+    >>> pool = SequencePooling(2, 3, "mean")
+    >>> pooled, weights = pool(torch.ones(1, 3, 2), torch.tensor([[True, True, False]]))
+    >>> weights.tolist()
+    [[0.5, 0.5, 0.0]]
+    """
+
+    def __init__(self, input_dim: int, context_dim: int, mode: str = "attention"):
+        super().__init__()
+        if mode not in ("attention", "mean", "max"):
+            raise ValueError(f"mode must be 'attention', 'mean' or 'max', got {mode!r}")
+        self.mode = mode
+        self.attention = ContextAttention(input_dim, context_dim) if mode == "attention" else None
+
+    def forward(self, states: torch.Tensor, mask: torch.Tensor):
+        """Return the pooled vectors (batch, dim) and the weights (batch, time)."""
+        if self.attention is not None:
+            return self.attention(states, mask)
+        pooled = masked_pool(states, mask, self.mode)
+        if self.mode == "mean":
+            weights = mask / mask.sum(1, keepdim=True).clamp(min=1)
+        else:
+            winners = states.masked_fill(~mask.unsqueeze(-1), float("-inf")).argmax(1)
+            weights = torch.zeros_like(mask, dtype=states.dtype).scatter_add_(
+                1, winners, torch.full_like(winners, 1.0 / states.shape[-1], dtype=states.dtype)
+            )
+        return pooled, weights.to(states.dtype)

@@ -33,6 +33,9 @@ class ModuleOutput(tuple):
         except ValueError:
             raise AttributeError(name) from None
 
-    def per_document(self, lengths) -> dict[str, list]:
-        """Fields whose per-document value must be trimmed to its real size."""
+    def per_document(self, X) -> dict[str, list]:
+        """Fields whose per-document values must be cut to their real size.
+
+        ``X`` is the collated batch the output was computed from.
+        """
         return {}

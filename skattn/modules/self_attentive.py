@@ -24,10 +24,10 @@ class SelfAttentiveOutput(ModuleOutput):
 
     fields = ("logits", "attention", "embedding", "penalty")
 
-    def per_document(self, lengths) -> dict[str, list]:
-        """The attention of each document, (hops, length), without padding."""
+    def per_document(self, X) -> dict[str, list]:
+        """The attention of each document of batch ``X``, (hops, length), without padding."""
         attention = self.attention.cpu().numpy()
-        return {"attention": [a[:, :n] for a, n in zip(attention, lengths)]}
+        return {"attention": [a[:, :n] for a, n in zip(attention, X["lengths"].tolist())]}
 
 
 class SelfAttentiveNet(nn.Module):

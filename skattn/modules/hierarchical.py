@@ -1,0 +1,121 @@
+"""The hierarchical attention network (Yang et al. 2016)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from skattn.modules.attention import SequencePooling, length_mask
+from skattn.modules.encoders import BiRNNEncoder
+from skattn.modules.outputs import ModuleOutput
+from skattn.text import PAD_ID
+
+
+class HierarchicalOutput(ModuleOutput):
+    """What :class:`HierarchicalAttentionNet` returns.
+
+    Fields: ``logits`` (batch, n_classes); ``sentence_attention``
+    (batch, max_sentences); ``word_attention`` (batch, max_sentences,
+    max_words); ``embedding`` (batch, 2h), the document vector v.
+    """
+
+    fields = ("logits", "sentence_attention", "word_attention", "embedding")
+
+    def per_document(self, X) -> dict[str, list]:
+        """Sentence weights and per-sentence word weights of each document, unpadded."""
+        lengths = X["lengths"].cpu().numpy()
+        counts = (lengths > 0).sum(1)
+        sentence_attention = self.sentence_attention.cpu().numpy()
+        word_attention = self.word_attention.cpu().numpy()
+        return {
+            "sentence_attention": [a[:n] for a, n in zip(sentence_attention, counts)],
+            "word_attention": [
+                [weights[:n] for weights, n in zip(document, sentence_lengths[:count])]
+                for document, sentence_lengths, count in zip(word_attention, lengths, counts)
+            ],
+        }
+
+
+class HierarchicalAttentionNet(nn.Module):
+    """Words → BiGRU → pooling → sentence vectors → BiGRU → pooling → document → linear.
+
+    All real sentences of a batch go through the word-level GRU together
+    (sorted by length, in chunks); their vectors are then scattered back
+    to (batch, sentences, 2h) for the sentence level.
+
+    Parameters
+    ----------
+    vocab_size : int
+    n_classes : int
+    embedding_dim : int, default=200
+    word_hidden : int, default=50
+        GRU units per direction at the word level.
+    sentence_hidden : int, default=50
+        GRU units per direction at the sentence level.
+    context_dim : int, default=100
+        Size of the context vectors u_w and u_s.
+    pooling : {"attention", "mean", "max"}, default="attention"
+        HN-ATT, HN-AVE or HN-MAX, at both levels.
+    dropout : float, default=0.0
+        Dropout on the embeddings and on the document vector.
+    chunk_size : int or None, default=256
+        Sentences per word-level GRU call.
+
+    Examples
+    --------
+    >>> net = HierarchicalAttentionNet(vocab_size=10, n_classes=2, embedding_dim=4)
+    >>> tokens = torch.tensor([[[2, 3], [4, 0]], [[5, 6], [0, 0]]])
+    >>> out = net(tokens, torch.tensor([[2, 1], [2, 0]]))
+    >>> tuple(out.logits.shape), tuple(out.sentence_attention.shape)
+    ((2, 2), (2, 2))
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        n_classes: int,
+        embedding_dim: int = 200,
+        word_hidden: int = 50,
+        sentence_hidden: int = 50,
+        context_dim: int = 100,
+        pooling: str = "attention",
+        dropout: float = 0.0,
+        chunk_size: int | None = 256,
+    ):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=PAD_ID)
+        self.word_encoder = BiRNNEncoder(embedding_dim, word_hidden, "gru", chunk_size)
+        self.word_pooling = SequencePooling(self.word_encoder.output_size, context_dim, pooling)
+        self.sentence_encoder = BiRNNEncoder(self.word_encoder.output_size, sentence_hidden, "gru")
+        self.sentence_pooling = SequencePooling(
+            self.sentence_encoder.output_size, context_dim, pooling
+        )
+        self.dropout = nn.Dropout(dropout)
+        self.classifier = nn.Linear(self.sentence_encoder.output_size, n_classes)
+
+    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> HierarchicalOutput:
+        """Classify a batch of documents.
+
+        Parameters
+        ----------
+        tokens : Tensor (batch, max_sentences, max_words)
+            Token ids, padded with PAD.
+        lengths : Tensor (batch, max_sentences)
+            Words per sentence; 0 marks a padding sentence.
+        """
+        real = lengths > 0
+        sentence_counts = real.sum(1)
+        max_words = int(lengths.max())
+        flat_tokens, flat_lengths = tokens[real][:, :max_words], lengths[real]
+        words = self.word_encoder(self.dropout(self.embedding(flat_tokens)), flat_lengths)
+        sentence_vectors, flat_word_attention = self.word_pooling(
+            words, length_mask(flat_lengths, max_words)
+        )
+        sentences = sentence_vectors.new_zeros(real.shape + sentence_vectors.shape[-1:])
+        sentences[real] = sentence_vectors
+        word_attention = flat_word_attention.new_zeros(real.shape + (max_words,))
+        word_attention[real] = flat_word_attention
+        states = self.sentence_encoder(sentences, sentence_counts)
+        document, sentence_attention = self.sentence_pooling(states, real)
+        logits = self.classifier(self.dropout(document))
+        return HierarchicalOutput((logits, sentence_attention, word_attention, document))
