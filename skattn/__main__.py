@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from sklearn.model_selection import train_test_split
+
 from skattn.compare import available_models, compare, format_table, load_dataset
 
 
@@ -25,6 +27,8 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--test-size", type=float, default=0.2)
     cmp.add_argument("--quick", action="store_true", help="small models, few epochs")
     cmp.add_argument("--seed", type=int, default=0)
+    cmp.add_argument("--max-docs", type=int, default=None,
+                     help="use a stratified sample of this many documents")
     cmp.add_argument("--output", type=Path, default=None,
                      help="folder for results.md and results.json")
     cmp.add_argument("--list", action="store_true", help="list model names and exit")
@@ -44,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"unknown model(s) {unknown}; known: {sorted(models)}", file=sys.stderr)
         return 2
     X, y = load_dataset(args.dataset)
+    if args.max_docs and args.max_docs < len(X):
+        X, _, y, _ = train_test_split(
+            X, y, train_size=args.max_docs, stratify=y, random_state=args.seed
+        )
     split = f"{args.cv}-fold CV" if args.cv else f"{1 - args.test_size:.0%}/{args.test_size:.0%} split"
     print(f"{args.dataset}: {len(X)} documents, {split}, seed {args.seed}", flush=True)
     results = compare(

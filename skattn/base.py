@@ -20,7 +20,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
-from skorch.callbacks import EarlyStopping, GradientNormClipping
+from skorch.callbacks import EarlyStopping, GradientNormClipping, LRScheduler
+from torch.optim.lr_scheduler import CosineAnnealingLR
 from skorch.helper import predefined_split
 
 from skattn.data import DocumentDataset
@@ -58,6 +59,7 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "momentum": [Interval(Real, 0, 1, closed="left")],
     "weight_decay": [Interval(Real, 0, None, closed="left")],
     "clip_grad_norm": [Interval(Real, 0, None, closed="neither"), None],
+    "lr_schedule": [StrOptions({"constant", "cosine"})],
     "early_stopping": ["boolean"],
     "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
     "n_iter_no_change": [_positive_int],
@@ -147,6 +149,10 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         callbacks = []
         if self.clip_grad_norm is not None:
             callbacks.append(("clip", GradientNormClipping(self.clip_grad_norm)))
+        if self.lr_schedule == "cosine":
+            callbacks.append(
+                ("lr_schedule", LRScheduler(CosineAnnealingLR, T_max=self.max_epochs))
+            )
         if self.early_stopping:
             callbacks.append(
                 # Validation loss rises from over-confidence while accuracy

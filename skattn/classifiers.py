@@ -67,6 +67,9 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
     weight_decay : float, default=0.0
     clip_grad_norm : float or None, default=0.5
         Gradient norm clipping (the authors clip at 0.5).
+    lr_schedule : {"constant", "cosine"}, default="constant"
+        "cosine" decays the learning rate to 0 over ``max_epochs``
+        (per epoch).
     early_stopping : bool, default=False
         Stop when the validation accuracy has not improved for
         ``n_iter_no_change`` epochs and restore the weights of the best
@@ -148,6 +151,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         momentum: float = 0.9,
         weight_decay: float = 0.0,
         clip_grad_norm: float | None = 0.5,
+        lr_schedule: str = "constant",
         early_stopping: bool = False,
         validation_fraction: float | None = None,
         n_iter_no_change: int = 3,
@@ -180,6 +184,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         self.momentum = momentum
         self.weight_decay = weight_decay
         self.clip_grad_norm = clip_grad_norm
+        self.lr_schedule = lr_schedule
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
@@ -289,7 +294,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
     lr : float, default=3e-3
     optimizer : {"adam", "adamw", "sgd", "adagrad", "rmsprop"} or class, default="adam"
         The paper: "sgd" with ``momentum=0.9``.
-    momentum, weight_decay, clip_grad_norm, early_stopping,
+    momentum, weight_decay, clip_grad_norm, lr_schedule, early_stopping,
     validation_fraction, n_iter_no_change, callbacks, device, threads,
     random_state, verbose : see :class:`SelfAttentiveClassifier`
 
@@ -372,6 +377,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         momentum: float = 0.9,
         weight_decay: float = 0.0,
         clip_grad_norm: float | None = 5.0,
+        lr_schedule: str = "constant",
         early_stopping: bool = False,
         validation_fraction: float | None = None,
         n_iter_no_change: int = 3,
@@ -405,6 +411,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         self.momentum = momentum
         self.weight_decay = weight_decay
         self.clip_grad_norm = clip_grad_norm
+        self.lr_schedule = lr_schedule
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change

@@ -17,7 +17,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from sklearn.pipeline import make_pipeline
 
-from skattn.classifiers import SelfAttentiveClassifier
+from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.datasets import fetch_movie_reviews, fetch_sentence_polarity, fetch_trec
 
 
@@ -50,11 +50,20 @@ def available_models(quick: bool = False) -> dict[str, Callable[[], BaseEstimato
     Examples
     --------
     >>> sorted(available_models())
-    ['self_attentive', 'tfidf_logreg']
+    ['han', 'han_ave', 'han_max', 'self_attentive', 'tfidf_logreg']
     """
-    epochs = 2 if quick else 8
+    quick_params = {"max_epochs": 2, "embedding_dim": 50} if quick else {}
+
+    def han(pooling):
+        return lambda: HierarchicalAttentionClassifier(
+            pooling=pooling, random_state=0, **quick_params
+        )
+
     return {
-        "self_attentive": lambda: SelfAttentiveClassifier(max_epochs=epochs, random_state=0),
+        "self_attentive": lambda: SelfAttentiveClassifier(random_state=0, **quick_params),
+        "han": han("attention"),
+        "han_ave": han("mean"),
+        "han_max": han("max"),
         "tfidf_logreg": tfidf_logreg,
     }
 

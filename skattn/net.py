@@ -35,13 +35,17 @@ class AttentionNet(NeuralNetClassifier):
     ----------
     penalty : float, default=0.0
         Coefficient of the module's ``penalty`` output in the loss.
+    bucket_pool : int, default=50
+        Training batches are drawn from shuffled pools of this many batches
+        sorted by length; 1 gives plain random batches (no bucketing).
     **kwargs
         Passed to :class:`skorch.NeuralNetClassifier`.
     """
 
-    def __init__(self, *args, penalty: float = 0.0, **kwargs):
+    def __init__(self, *args, penalty: float = 0.0, bucket_pool: int = 50, **kwargs):
         super().__init__(*args, **kwargs)
         self.penalty = penalty
+        self.bucket_pool = bucket_pool
 
     def infer(self, x, **fit_params):
         x = {key: value for key, value in x.items() if key != "sample_weight"}
@@ -65,7 +69,9 @@ class AttentionNet(NeuralNetClassifier):
         if not isinstance(dataset, DocumentDataset):
             return super().get_iterator(dataset, training=training)
         if training:
-            sampler = BucketBatchSampler(dataset.sort_keys, self.batch_size, shuffle=True)
+            sampler = BucketBatchSampler(
+                dataset.sort_keys, self.batch_size, shuffle=True, pool_batches=self.bucket_pool
+            )
             return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate)
         return DataLoader(
             dataset, batch_size=self.batch_size, shuffle=False, collate_fn=dataset.collate
