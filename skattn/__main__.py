@@ -12,6 +12,11 @@ from sklearn.model_selection import train_test_split
 from skattn.compare import available_models, compare, format_table, load_dataset
 
 
+#: What the main job compares when --models is not given.
+DEFAULT_MODELS = ["self_attentive", "han", "bow", "bow_tfidf", "ngrams", "ngrams_tfidf",
+                  "bag_of_means", "tfidf_logreg"]
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m skattn")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -31,6 +36,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="use a stratified sample of this many documents")
     cmp.add_argument("--output", type=Path, default=None,
                      help="folder for results.md and results.json")
+    cmp.add_argument("--vectors", type=Path, default=None,
+                     help="word2vec/GloVe file for the *_vectors models")
+    cmp.add_argument("--vectors-dim", type=int, default=None,
+                     help="size of the --vectors vectors")
     cmp.add_argument("--list", action="store_true", help="list model names and exit")
     return parser
 
@@ -38,11 +47,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m skattn`` and of the ``skattn`` script."""
     args = _parser().parse_args(argv)
-    models = available_models(quick=args.quick)
+    models = available_models(quick=args.quick, vectors=args.vectors, vectors_dim=args.vectors_dim)
     if args.list:
         print("\n".join(models))
         return 0
-    names = args.models.split(",") if args.models else list(models)
+    names = args.models.split(",") if args.models else DEFAULT_MODELS
     unknown = sorted(set(names) - set(models))
     if unknown:
         print(f"unknown model(s) {unknown}; known: {sorted(models)}", file=sys.stderr)

@@ -25,7 +25,7 @@ from torch.optim.lr_scheduler import CosineAnnealingLR
 from skorch.helper import predefined_split
 
 from skattn.data import DocumentDataset
-from skattn.embeddings import initial_vectors
+from skattn.embeddings import check_embeddings_source, initial_vectors
 from skattn.net import AttentionNet, torch_threads
 from skattn.text import TextEncoder
 from skattn.utils.validation import check_labels, check_sample_weight, check_text_input
@@ -45,7 +45,8 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "embedding_dim": [_positive_int],
     "hidden_size": [_positive_int],
     "dropout": [Interval(Real, 0, 1, closed="left")],
-    "embeddings": [StrOptions({"random", "ppmi"}), None],
+    # Strings, paths, KeyedVectors, dicts: checked by check_embeddings_source.
+    "embeddings": "no_validation",
     "freeze_embeddings": ["boolean"],
     "lowercase": ["boolean"],
     "token_pattern": [str],
@@ -108,6 +109,7 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         self
         """
         self._validate_params()
+        check_embeddings_source(self.embeddings)
         X = check_text_input(X)
         y = check_labels(y, len(X))
         weights = None if sample_weight is None else check_sample_weight(sample_weight, len(X))
@@ -121,10 +123,13 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
             corpus = self.encoder_.fit_encode(X)
             dataset = DocumentDataset(corpus, y_encoded, weights, hierarchical=self._hierarchical)
             train, valid = self._split(dataset, y_encoded, seed)
-            self.net_ = self._make_net(valid).initialize()
-            vectors = initial_vectors(
-                self.embeddings, corpus, self.encoder_.vocab_size_, self.embedding_dim, seed
+            vectors, self.embedding_coverage_ = initial_vectors(
+                self.embeddings, self.encoder_, corpus, self.embedding_dim, seed,
+                sentences=lambda: [
+                    tokens for doc in self.encoder_.tokenize(X) for tokens in doc
+                ],
             )
+            self.net_ = self._make_net(valid).initialize()
             self.net_.load_embeddings(vectors, freeze=self.freeze_embeddings)
             self.net_.partial_fit(train, y=None)
         self.n_truncated_ = corpus.n_truncated

@@ -43,15 +43,20 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         Units of the ReLU hidden layer.
     dropout : float, default=0.5
         Dropout on embeddings and in the MLP.
-    embeddings : {"ppmi", "random"} or None, default="ppmi"
+    embeddings : {"ppmi", "word2vec", "random"}, None, path, KeyedVectors or dict, default="ppmi"
         Initial word vectors: "ppmi" learns count-based vectors from the
-        fit data (see :mod:`skattn.embeddings`; no download), "random" or
-        None keeps random initialisation.
+        fit data (no download, no extra dependency), "word2vec" trains
+        gensim skip-gram on the fit data (``skattn[word2vec]``), "random" or
+        None keeps random initialisation; or pretrained vectors: a gensim
+        ``KeyedVectors``, a dict of word to vector, or a word2vec/GloVe
+        file (see :mod:`skattn.embeddings`). Their size must equal
+        ``embedding_dim``.
     freeze_embeddings : bool, default=False
         Keep the word vectors fixed during training.
     lowercase, token_pattern, tokenizer : see :class:`skattn.text.TextEncoder`
-    min_count : int, default=1
-        Words seen fewer times in ``fit`` become UNK.
+    min_count : int, default=2
+        Words seen fewer times in ``fit`` become UNK (words seen once are
+        mostly noise on small corpora; UNK generalises better).
     max_vocab : int or None, default=None
         Keep only the most frequent words.
     max_length : int or None, default=400
@@ -67,9 +72,9 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
     weight_decay : float, default=0.0
     clip_grad_norm : float or None, default=0.5
         Gradient norm clipping (the authors clip at 0.5).
-    lr_schedule : {"constant", "cosine"}, default="constant"
-        "cosine" decays the learning rate to 0 over ``max_epochs``
-        (per epoch).
+    lr_schedule : {"constant", "cosine"}, default="cosine"
+        "cosine" decays the learning rate towards 0 over ``max_epochs``
+        (per epoch), which makes the last epoch's model the stable one.
     early_stopping : bool, default=False
         Stop when the validation accuracy has not improved for
         ``n_iter_no_change`` epochs and restore the weights of the best
@@ -102,6 +107,9 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         The trained network (``net_.history`` holds the epochs).
     n_truncated_ : int
         Training documents shortened by ``max_length``.
+    embedding_coverage_ : float or None
+        Share of the vocabulary that got an initial vector from
+        ``embeddings`` (None for random initialisation).
 
     Examples
     --------
@@ -141,7 +149,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         lowercase: bool = True,
         token_pattern: str = DEFAULT_TOKEN_PATTERN,
         tokenizer: Callable[[str], list[str]] | None = None,
-        min_count: int = 1,
+        min_count: int = 2,
         max_vocab: int | None = None,
         max_length: int | None = 400,
         max_epochs: int = 8,
@@ -151,7 +159,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         momentum: float = 0.9,
         weight_decay: float = 0.0,
         clip_grad_norm: float | None = 0.5,
-        lr_schedule: str = "constant",
+        lr_schedule: str = "cosine",
         early_stopping: bool = False,
         validation_fraction: float | None = None,
         n_iter_no_change: int = 3,
@@ -271,7 +279,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
     dropout : float, default=0.3
         Dropout on the embeddings and on the document vector (the paper
         has none).
-    embeddings : {"ppmi", "random"} or None, default="ppmi"
+    embeddings : {"ppmi", "word2vec", "random"}, None, path, KeyedVectors or dict, default="ppmi"
         Initial word vectors, see :class:`SelfAttentiveClassifier`.
     freeze_embeddings : bool, default=False
     lowercase, token_pattern, tokenizer : see :class:`skattn.text.TextEncoder`
@@ -300,7 +308,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
 
     Attributes
     ----------
-    classes_, encoder_, net_, n_truncated_ : see :class:`SelfAttentiveClassifier`
+    classes_, encoder_, net_, n_truncated_, embedding_coverage_ : see :class:`SelfAttentiveClassifier`
 
     Examples
     --------

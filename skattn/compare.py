@@ -18,6 +18,7 @@ from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from sklearn.pipeline import make_pipeline
 
 from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+from skattn.baselines import linear_baselines
 from skattn.datasets import fetch_movie_reviews, fetch_sentence_polarity, fetch_trec
 
 
@@ -35,13 +36,26 @@ def tfidf_logreg() -> BaseEstimator:
     )
 
 
-def available_models(quick: bool = False) -> dict[str, Callable[[], BaseEstimator]]:
+def available_models(
+    quick: bool = False, vectors=None, vectors_dim: int | None = None
+) -> dict[str, Callable[[], BaseEstimator]]:
     """Name → factory of every model the comparison knows.
+
+    Attention models: ``self_attentive`` (pooling "flatten"),
+    ``self_attentive_max`` / ``_mean`` (pooling over hops), ``han`` (HN-ATT),
+    ``han_ave`` (HN-AVE), ``han_max`` (HN-MAX); each default model also as
+    ``*_w2v`` (word2vec trained on the fit data) and, when ``vectors`` is
+    given, ``*_vectors`` (those pretrained vectors). Baselines: the five of
+    :func:`skattn.baselines.linear_baselines` and ``tfidf_logreg``.
 
     Parameters
     ----------
     quick : bool, default=False
         Smaller networks and fewer epochs, for a fast look.
+    vectors : path, KeyedVectors or dict, optional
+        Pretrained word vectors for the ``*_vectors`` models.
+    vectors_dim : int, optional
+        Their size (the networks' ``embedding_dim``).
 
     Returns
     -------
@@ -49,23 +63,31 @@ def available_models(quick: bool = False) -> dict[str, Callable[[], BaseEstimato
 
     Examples
     --------
-    >>> sorted(available_models())
-    ['han', 'han_ave', 'han_max', 'self_attentive', 'tfidf_logreg']
+    >>> sorted(available_models())[:4]
+    ['bag_of_means', 'bow', 'bow_tfidf', 'han']
     """
     quick_params = {"max_epochs": 2, "embedding_dim": 50} if quick else {}
 
-    def han(pooling):
-        return lambda: HierarchicalAttentionClassifier(
-            pooling=pooling, random_state=0, **quick_params
-        )
+    def factory(cls, **params):
+        return lambda: cls(random_state=0, **{**quick_params, **params})
 
-    return {
-        "self_attentive": lambda: SelfAttentiveClassifier(random_state=0, **quick_params),
-        "han": han("attention"),
-        "han_ave": han("mean"),
-        "han_max": han("max"),
-        "tfidf_logreg": tfidf_logreg,
+    models = {
+        "self_attentive": factory(SelfAttentiveClassifier),
+        "self_attentive_max": factory(SelfAttentiveClassifier, pooling="max"),
+        "self_attentive_mean": factory(SelfAttentiveClassifier, pooling="mean"),
+        "han": factory(HierarchicalAttentionClassifier),
+        "han_ave": factory(HierarchicalAttentionClassifier, pooling="mean"),
+        "han_max": factory(HierarchicalAttentionClassifier, pooling="max"),
     }
+    for name, cls in [("self_attentive", SelfAttentiveClassifier),
+                      ("han", HierarchicalAttentionClassifier)]:
+        models[f"{name}_w2v"] = factory(cls, embeddings="word2vec")
+        if vectors is not None:
+            models[f"{name}_vectors"] = factory(
+                cls, embeddings=vectors, embedding_dim=vectors_dim
+            )
+    baselines = {name: (lambda name=name: linear_baselines()[name]) for name in linear_baselines()}
+    return {**models, **baselines, "tfidf_logreg": tfidf_logreg}
 
 
 def load_dataset(name: str, data_home=None) -> tuple[list[str], np.ndarray]:

@@ -1,5 +1,10 @@
 """Initial word vectors for the attention networks.
 
+Sources: ``"ppmi"`` (default, below), ``"word2vec"`` (gensim skip-gram
+trained on the fit data, the HAN paper's protocol; optional extra),
+pretrained vectors as a gensim ``KeyedVectors``, a dict of word to vector,
+or a word2vec (``.bin`` binary or text) / GloVe text file.
+
 ``"ppmi"`` vectors are count-based word embeddings learned from the fit
 data alone (Levy & Goldberg 2014 showed word2vec's skip-gram implicitly
 factorises this matrix): co-occurrence counts in a ±``window`` token window
@@ -11,6 +16,10 @@ initialisation lacks on small corpora.
 """
 
 from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -120,27 +129,157 @@ def ppmi_vectors(
     return vectors.astype(np.float32)
 
 
-def initial_vectors(source, corpus: EncodedCorpus, vocab_size: int, dim: int, random_state: int):
-    """Resolve an estimator's ``embeddings`` parameter to a matrix, or None.
+TRAINED_SOURCES = ("random", "ppmi", "word2vec")
 
-    Parameters
-    ----------
-    source : {"random", "ppmi"} or None
-        None and "random" keep PyTorch's random initialisation.
-    corpus, vocab_size, dim, random_state
-        The training corpus and the embedding's shape.
 
-    Returns
-    -------
-    ndarray of shape (vocab_size, dim) or None
+def check_embeddings_source(source) -> None:
+    """Fail early (before any encoding or training) on an unusable ``embeddings`` value.
 
     Examples
     --------
-    >>> initial_vectors("random", None, 5, 2, 0) is None
-    True
+    >>> check_embeddings_source("ppmi")
     """
+    if source is None or source in TRAINED_SOURCES:
+        return
+    if isinstance(source, (str, os.PathLike)):
+        if not Path(source).is_file():
+            raise FileNotFoundError(
+                f"embeddings={str(source)!r} is neither one of {TRAINED_SOURCES} nor an "
+                "existing word2vec/GloVe file."
+            )
+        return
+    if isinstance(source, Mapping) or hasattr(source, "key_to_index"):
+        return
+    raise TypeError(
+        f"embeddings must be one of {TRAINED_SOURCES}, a path to a word2vec/GloVe file, a "
+        f"gensim KeyedVectors or a dict of word to vector; got {type(source).__name__}."
+    )
+
+
+def read_text_vectors(path, vocabulary: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """Vectors of the words of ``vocabulary`` from a word2vec-text or GloVe file.
+
+    Streams the file and keeps only the words asked for, so a 400,000-word
+    file costs the memory of the vocabulary. A first line of two integers
+    (word2vec's header) is skipped.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+    ...     _ = f.write("film 0.5 1.0\\nplot 2.0 3.0\\n")
+    >>> read_text_vectors(f.name, {"film": 2})["film"].tolist()
+    [0.5, 1.0]
+    """
+    found = {}
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle):
+            parts = line.rstrip().split(" ")
+            if number == 0 and len(parts) == 2 and all(p.isdigit() for p in parts):
+                continue
+            if parts[0] in vocabulary:
+                found[parts[0]] = np.asarray(parts[1:], dtype=np.float32)
+    return found
+
+
+def _lookup(source, vocabulary: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """Word → vector for the vocabulary words a pretrained source knows."""
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if path.suffix == ".bin":
+            try:
+                from gensim.models import KeyedVectors
+            except ImportError as error:  # pragma: no cover
+                raise ImportError("binary word2vec files need gensim: pip install "
+                                  "'skattn[word2vec]'") from error
+            source = KeyedVectors.load_word2vec_format(str(path), binary=True)
+        else:
+            return read_text_vectors(path, vocabulary)
+    if hasattr(source, "key_to_index"):  # gensim KeyedVectors
+        return {w: source.vectors[source.key_to_index[w]] for w in vocabulary
+                if w in source.key_to_index}
+    return {w: np.asarray(source[w], dtype=np.float32) for w in vocabulary if w in source}
+
+
+def pretrained_matrix(source, vocabulary: Mapping[str, int], vocab_size: int, dim: int,
+                      random_state: int = 0) -> tuple[np.ndarray, float]:
+    """Embedding matrix from pretrained vectors, and the vocabulary coverage.
+
+    Rows of known words are the given vectors unchanged; the others are
+    random with the known rows' standard deviation; PAD is zero.
+
+    Parameters
+    ----------
+    source : path, gensim KeyedVectors or dict of str to array
+    vocabulary : dict of str to int
+        Token → id (ids 2.., as :class:`~skattn.text.TextEncoder` builds).
+    vocab_size, dim : int
+    random_state : int, default=0
+
+    Returns
+    -------
+    matrix : ndarray (vocab_size, dim)
+    coverage : float
+        Share of the vocabulary found in ``source``.
+
+    Examples
+    --------
+    >>> m, coverage = pretrained_matrix({"film": [1.0, 2.0]}, {"film": 2, "plot": 3}, 4, 2)
+    >>> m[2].tolist(), coverage
+    ([1.0, 2.0], 0.5)
+    """
+    found = _lookup(source, vocabulary)
+    if not found:
+        raise ValueError("embeddings: none of the vocabulary's words has a pretrained vector.")
+    found_dim = len(next(iter(found.values())))
+    if found_dim != dim:
+        raise ValueError(
+            f"embeddings have {found_dim} dimensions but embedding_dim={dim}; "
+            f"set embedding_dim={found_dim}."
+        )
+    rows = np.fromiter((vocabulary[w] for w in found), dtype=np.int64, count=len(found))
+    known = np.stack(list(found.values())).astype(np.float32)
+    rng = np.random.RandomState(random_state)
+    matrix = rng.normal(0.0, known.std(), size=(vocab_size, dim)).astype(np.float32)
+    matrix[rows] = known
+    matrix[PAD_ID] = 0.0
+    return matrix, len(found) / max(1, len(vocabulary))
+
+
+def initial_vectors(source, encoder, corpus: EncodedCorpus, dim: int, random_state: int,
+                    sentences=None):
+    """Resolve an estimator's ``embeddings`` parameter to (matrix or None, coverage).
+
+    Parameters
+    ----------
+    source : {"random", "ppmi", "word2vec"}, None, path, KeyedVectors or dict
+        None and "random" keep PyTorch's random initialisation (coverage
+        None); "ppmi" and "word2vec" learn vectors from the fit data
+        (coverage 1.0); anything else is a pretrained source.
+    encoder : fitted TextEncoder
+    corpus : EncodedCorpus
+        The encoded training documents.
+    dim, random_state : int
+    sentences : callable or None
+        Returns the training documents' token lists (for "word2vec").
+
+    Returns
+    -------
+    (ndarray of shape (vocab_size, dim) or None, float or None)
+
+    Examples
+    --------
+    >>> initial_vectors("random", None, None, 2, 0)
+    (None, None)
+    """
+    check_embeddings_source(source)
     if source in (None, "random"):
-        return None
+        return None, None
+    vocab_size = encoder.vocab_size_
     if source == "ppmi":
-        return ppmi_vectors(corpus, vocab_size, dim, random_state=random_state)
-    raise ValueError(f"embeddings must be 'random', 'ppmi' or None, got {source!r}.")
+        return ppmi_vectors(corpus, vocab_size, dim, random_state=random_state), 1.0
+    if source == "word2vec":
+        from skattn.baselines import train_word2vec
+
+        source = train_word2vec(sentences(), vector_size=dim, random_state=random_state)
+    return pretrained_matrix(source, encoder.vocabulary_, vocab_size, dim, random_state)

@@ -24,8 +24,10 @@ def test_ppmi_vectors_put_words_of_similar_contexts_together(polarity):
 
 
 def test_unknown_source_is_refused():
-    with pytest.raises(ValueError, match="embeddings must be"):
-        initial_vectors("glove-please", None, 5, 2, 0)
+    with pytest.raises(FileNotFoundError, match="neither one of"):
+        initial_vectors("glove-please", None, None, 2, 0)
+    with pytest.raises(TypeError, match="embeddings must be one of"):
+        initial_vectors(42, None, None, 2, 0)
 
 
 @pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
@@ -45,3 +47,61 @@ def test_cosine_schedule_decays_the_learning_rate(make, polarity_small):
     est = make(lr_schedule="cosine", max_epochs=4, lr=0.01).fit(X, y)
     lrs = est.net_.history[:, "event_lr"]
     assert lrs[0] == pytest.approx(0.01) and all(a > b for a, b in zip(lrs, lrs[1:]))
+
+
+@pytest.fixture(scope="module")
+def given_vectors():
+    rng = np.random.RandomState(0)
+    words = ["good", "bad", "film", "movie", "great", "awful", "the", "a", "not"]
+    return {w: rng.normal(size=16).astype(np.float32) for w in words}
+
+
+def _check_rows(est, vectors, frozen):
+    weights = est.net_.module_.embedding.weight.detach().numpy()
+    vocabulary = est.encoder_.vocabulary_
+    known = [w for w in vectors if w in vocabulary]
+    assert est.embedding_coverage_ == pytest.approx(len(known) / len(vocabulary))
+    same = [np.array_equal(weights[vocabulary[w]], vectors[w]) for w in known]
+    assert all(same) if frozen else not any(same)
+
+
+@pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
+@pytest.mark.parametrize("form", ["dict", "glove_file", "word2vec_text", "keyedvectors"])
+def test_pretrained_vectors_fill_the_rows_of_known_words(make, form, given_vectors, tmp_path,
+                                                         polarity_small):
+    X, y = polarity_small
+    if form == "dict":
+        source = given_vectors
+    elif form == "keyedvectors":
+        from gensim.models import KeyedVectors
+
+        source = KeyedVectors(16)
+        source.add_vectors(list(given_vectors), np.stack(list(given_vectors.values())))
+    else:
+        source = tmp_path / "vectors.txt"
+        header = f"{len(given_vectors)} 16\n" if form == "word2vec_text" else ""
+        source.write_text(header + "".join(
+            w + " " + " ".join(repr(float(x)) for x in v) + "\n" for w, v in given_vectors.items()
+        ))
+    frozen = make(embeddings=source, freeze_embeddings=True).fit(X, y)
+    _check_rows(frozen, given_vectors, frozen=True)
+    tuned = make(embeddings=source).fit(X, y)
+    _check_rows(tuned, given_vectors, frozen=False)
+
+
+@pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
+def test_word2vec_trained_on_fit_data_initialises_the_embedding(make, polarity_small):
+    X, y = polarity_small
+    est = make(embeddings="word2vec", freeze_embeddings=True).fit(X, y)
+    weights = est.net_.module_.embedding.weight.detach().numpy()
+    assert est.embedding_coverage_ == 1.0 and not weights[PAD_ID].any()
+    good, film = (weights[est.encoder_.vocabulary_[w]] for w in ("good", "film"))
+    assert np.abs(good).sum() > 0 and not np.allclose(good, film)
+
+
+def test_vector_size_must_match_embedding_dim(given_vectors, polarity_small):
+    X, y = polarity_small
+    est = SMALL_ESTIMATORS["SelfAttentiveClassifier"](embedding_dim=8, embeddings=given_vectors)
+    with pytest.raises(ValueError, match="16 dimensions but embedding_dim=8"):
+        est.fit(X, y)
+    assert not hasattr(est, "net_")
