@@ -1,4 +1,4 @@
-"""Command line: ``python -m skattn compare ...``."""
+"""Command line: ``python -m skattn compare ...`` and ``python -m skattn explain ...``."""
 
 from __future__ import annotations
 
@@ -41,12 +41,36 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--vectors-dim", type=int, default=None,
                      help="size of the --vectors vectors")
     cmp.add_argument("--list", action="store_true", help="list model names and exit")
+
+    exp = commands.add_parser("explain", help="attention of a saved model as an HTML page")
+    exp.add_argument("model", type=Path, help="a file written by skattn.save / estimator.save")
+    source = exp.add_mutually_exclusive_group(required=True)
+    source.add_argument("--text", action="append", help="a document (repeatable)")
+    source.add_argument("--file", type=Path, help="UTF-8 text file, one document per line")
+    exp.add_argument("--output", type=Path, default=Path("attention.html"))
     return parser
+
+
+def _explain(args) -> int:
+    from skattn.persistence import load
+
+    model = load(args.model)
+    if args.file:
+        documents = [line for line in args.file.read_text(encoding="utf-8").splitlines()
+                     if line.strip()]
+    else:
+        documents = args.text
+    classifier = getattr(model, "classifier_", model)
+    path = classifier.explain(documents).save_html(args.output)
+    print(f"wrote attention of {len(documents)} document(s) to {path}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m skattn`` and of the ``skattn`` script."""
     args = _parser().parse_args(argv)
+    if args.command == "explain":
+        return _explain(args)
     models = available_models(quick=args.quick, vectors=args.vectors, vectors_dim=args.vectors_dim)
     if args.list:
         print("\n".join(models))

@@ -25,6 +25,7 @@ from torch.optim.lr_scheduler import CosineAnnealingLR
 from skorch.helper import predefined_split
 
 from skattn.data import DocumentDataset
+from skattn.explain import Explanations
 from skattn.embeddings import check_embeddings_source, initial_vectors
 from skattn.net import AttentionNet, torch_threads
 from skattn.text import TextEncoder
@@ -204,9 +205,41 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         with torch_threads(self.threads):
             return self.net_.predict_outputs(dataset, fields)
 
-    def _explained_outputs(self, X: Sequence[str], fields: Sequence[str]):
-        """Tokens, the given module outputs and class probabilities of each document."""
+    def explain(self, X: Sequence[str], y=None, *, as_frame: bool = False):
+        """Tokens and attention weights of each document, with the prediction.
+
+        Parameters
+        ----------
+        X : sequence of str
+        y : array-like, optional
+            True labels, shown next to the predictions.
+        as_frame : bool, default=False
+            Return a pandas DataFrame with one row per token instead.
+
+        Returns
+        -------
+        Explanations or pandas.DataFrame
+            A list with one dict per document (keys in
+            :mod:`skattn.explain`: the tokens, their weights,
+            ``prediction``, ``proba`` and, given ``y``, ``true_label``), that
+            also renders as HTML (``to_html``, ``save_html``, inline in
+            Jupyter) and matplotlib figures (``plot``).
+        """
         X = check_text_input(X)
+        records = self._explain_records(X)
+        if y is not None:
+            y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+            if len(y) != len(X):
+                raise ValueError(
+                    f"X has {len(X)} documents but y has {len(y)} labels; they must match."
+                )
+            for record, label in zip(records, y):
+                record["true_label"] = label
+        explanations = Explanations(records)
+        return explanations.to_frame() if as_frame else explanations
+
+    def _explained_outputs(self, X: list[str], fields: Sequence[str]):
+        """Tokens, the given module outputs and class probabilities of each document."""
         outputs = self._outputs(X, ("logits", *fields))
         probas = softmax(outputs["logits"].astype(np.float64), axis=1)
         return self.encoder_.tokenize(X), outputs, probas
@@ -277,6 +310,21 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
                 f"the classes are {self.classes_.tolist()}."
             )
         return super().score(X, y, sample_weight=sample_weight)
+
+    def save(self, path) -> "Path":
+        """Save the fitted estimator without pickle; see :func:`skattn.persistence.save`.
+
+        Parameters
+        ----------
+        path : str or path-like
+
+        Returns
+        -------
+        Path
+        """
+        from skattn.persistence import save
+
+        return save(self, path)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

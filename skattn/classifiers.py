@@ -227,21 +227,9 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         embedding = self._outputs(X, ("embedding",))["embedding"]
         return embedding.reshape(len(embedding), -1)
 
-    def explain(self, X: Sequence[str]) -> list[dict[str, Any]]:
-        """Tokens and attention matrix A of each document.
-
-        Parameters
-        ----------
-        X : sequence of str
-
-        Returns
-        -------
-        list of dict
-            Per document: ``tokens`` (list of str, as kept after
-            truncation; unknown words keep their text), ``attention``
-            (ndarray (r, n_tokens), each row sums to 1), ``prediction``
-            (a value of ``classes_``) and ``proba`` (ndarray (n_classes,)).
-        """
+    def _explain_records(self, X: list[str]) -> list[dict[str, Any]]:
+        """Per document: ``tokens`` (as kept after truncation; unknown words
+        keep their text) and ``attention`` A (r, n_tokens), rows summing to 1."""
         tokenized, outputs, probas = self._explained_outputs(X, ("attention",))
         return [
             {
@@ -297,12 +285,16 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         Words kept per sentence: the first ones.
     chunk_size : int or None, default=256
         Sentences per word-level GRU call.
-    max_epochs : int, default=4
+    max_epochs : int, default=5
     batch_size : int, default=32
     lr : float, default=3e-3
     optimizer : {"adam", "adamw", "sgd", "adagrad", "rmsprop"} or class, default="adam"
         The paper: "sgd" with ``momentum=0.9``.
-    momentum, weight_decay, clip_grad_norm, lr_schedule, early_stopping,
+    lr_schedule : {"constant", "cosine"}, default="cosine"
+        With a constant rate the model can collapse in a late epoch
+        (measured: 85.8% → 71.8% on a movie_reviews fold); the cosine decay
+        ends training at a small rate.
+    momentum, weight_decay, clip_grad_norm, early_stopping,
     validation_fraction, n_iter_no_change, callbacks, device, threads,
     random_state, verbose : see :class:`SelfAttentiveClassifier`
 
@@ -378,14 +370,14 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         max_sentences: int | None = 60,
         max_sentence_length: int | None = 60,
         chunk_size: int | None = 256,
-        max_epochs: int = 4,
+        max_epochs: int = 5,
         batch_size: int = 32,
         lr: float = 3e-3,
         optimizer: str | type = "adam",
         momentum: float = 0.9,
         weight_decay: float = 0.0,
         clip_grad_norm: float | None = 5.0,
-        lr_schedule: str = "constant",
+        lr_schedule: str = "cosine",
         early_stopping: bool = False,
         validation_fraction: float | None = None,
         n_iter_no_change: int = 3,
@@ -467,24 +459,12 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         """
         return self._outputs(X, ("embedding",))["embedding"]
 
-    def explain(self, X: Sequence[str]) -> list[dict[str, Any]]:
-        """Sentences, sentence weights and per-sentence word weights of each document.
-
-        Parameters
-        ----------
-        X : sequence of str
-
-        Returns
-        -------
-        list of dict
-            Per document: ``sentences`` (list of lists of tokens, as kept
-            after truncation), ``sentence_attention`` (ndarray
-            (n_sentences,), sums to 1), ``word_attention`` (list of ndarray,
-            one per sentence, each summing to 1), ``prediction`` and
-            ``proba``. With ``pooling="mean"`` the weights are uniform; with
-            ``"max"`` a position's weight is the share of dimensions whose
-            maximum it holds.
-        """
+    def _explain_records(self, X: list[str]) -> list[dict[str, Any]]:
+        """Per document: ``sentences`` (token lists as kept after truncation),
+        ``sentence_attention`` (n_sentences,) summing to 1 and
+        ``word_attention`` (one array per sentence, each summing to 1). With
+        ``pooling="mean"`` the weights are uniform; with ``"max"`` a
+        position's weight is the share of dimensions whose maximum it holds."""
         tokenized, outputs, probas = self._explained_outputs(
             X, ("sentence_attention", "word_attention")
         )

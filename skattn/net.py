@@ -128,9 +128,11 @@ class AttentionNet(NeuralNetClassifier):
         }
 
 
-def _same_shape(values: list[np.ndarray]) -> bool:
-    first = np.shape(values[0])
-    return all(np.shape(v) == first for v in values)
+def _same_shape(values: list) -> bool:
+    """Whether per-document values are arrays of one shape (so they stack)."""
+    if not all(isinstance(v, np.ndarray) for v in values):
+        return False
+    return all(v.shape == values[0].shape for v in values)
 
 
 @contextlib.contextmanager

@@ -1,0 +1,147 @@
+"""The self-attentive sentence embedding as a scikit-learn transformer."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from skattn.classifiers import SelfAttentiveClassifier
+
+
+class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
+    """Sentence embeddings M (Lin et al. 2017) learned on a supervised task.
+
+    ``fit(X, y)`` trains a :class:`SelfAttentiveClassifier` on the labels, as
+    the paper does; ``transform(X)`` returns each document's embedding
+    M = A H (r hops × 2u), flattened, or pooled over the hops.
+
+    Parameters
+    ----------
+    classifier : SelfAttentiveClassifier or None, default=None
+        The network and its training settings (cloned in ``fit``); None
+        means ``SelfAttentiveClassifier()``. Its parameters are searchable
+        as ``classifier__attention_hops`` and so on.
+    output : {"flatten", "max", "mean"}, default="flatten"
+        "flatten": (n, r·2u), hop after hop; "max" / "mean": (n, 2u), the
+        element-wise max / mean over the r hops.
+
+    Attributes
+    ----------
+    classifier_ : SelfAttentiveClassifier
+        The trained classifier.
+    n_features_out_ : int
+        Width of ``transform``'s output.
+
+    Examples
+    --------
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> clf = SelfAttentiveClassifier(hidden_size=4, attention_hops=2, max_epochs=1,
+    ...                               random_state=0)
+    >>> emb = SelfAttentiveEmbedder(clf).fit(X, y)
+    >>> emb.transform(X[:3]).shape
+    (3, 16)
+    >>> emb.get_feature_names_out()[:3].tolist()
+    ['hop0_dim0', 'hop0_dim1', 'hop0_dim2']
+    """
+
+    _parameter_constraints: dict = {
+        "classifier": [HasMethods(["fit", "transform"]), None],
+        "output": [StrOptions({"flatten", "max", "mean"})],
+    }
+
+    def __init__(self, classifier: SelfAttentiveClassifier | None = None, output: str = "flatten"):
+        self.classifier = classifier
+        self.output = output
+
+    def fit(self, X: Sequence[str], y: Sequence[Any], sample_weight=None) -> "SelfAttentiveEmbedder":
+        """Train the self-attentive network on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : sequence of str
+        y : array-like of shape (n_documents,)
+        sample_weight : array-like, optional
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        classifier = SelfAttentiveClassifier() if self.classifier is None else self.classifier
+        self.classifier_ = clone(classifier).fit(X, y, sample_weight=sample_weight)
+        hops, width = self.classifier_.attention_hops, 2 * self.classifier_.hidden_size
+        self.n_features_out_ = hops * width if self.output == "flatten" else width
+        return self
+
+    def transform_3d(self, X: Sequence[str]) -> np.ndarray:
+        """The embeddings unflattened: shape (n_documents, r, 2u).
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        ndarray of float32
+        """
+        check_is_fitted(self, "classifier_")
+        return self.classifier_._outputs(X, ("embedding",))["embedding"]
+
+    def transform(self, X: Sequence[str]) -> np.ndarray:
+        """Embeddings as set by ``output``: (n, r·2u) or (n, 2u).
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        ndarray of float32
+        """
+        embedding = self.transform_3d(X)
+        if self.output == "max":
+            return embedding.max(axis=1)
+        if self.output == "mean":
+            return embedding.mean(axis=1)
+        return embedding.reshape(len(embedding), -1)
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of the output columns: ``hop{i}_dim{j}``, or ``{max,mean}_dim{j}``.
+
+        Parameters
+        ----------
+        input_features : ignored
+
+        Returns
+        -------
+        ndarray of str
+        """
+        check_is_fitted(self, "classifier_")
+        width = 2 * self.classifier_.hidden_size
+        if self.output == "flatten":
+            names = [
+                f"hop{h}_dim{d}"
+                for h in range(self.classifier_.attention_hops)
+                for d in range(width)
+            ]
+        else:
+            names = [f"{self.output}_dim{d}" for d in range(width)]
+        return np.asarray(names, dtype=object)
+
+    def save(self, path):
+        """Save the fitted embedder without pickle; see :func:`skattn.persistence.save`."""
+        from skattn.persistence import save
+
+        return save(self, path)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        tags.target_tags.required = True
+        return tags

@@ -1,0 +1,277 @@
+"""Attention you can see: explanations as data, tables, HTML and figures.
+
+``estimator.explain(X)`` returns an :class:`Explanations`: a plain list with
+one dict per document (structure below), which also renders itself.
+
+Self-attentive documents::
+
+    {"tokens": [str, ...], "attention": ndarray (r, n_tokens),
+     "prediction": label, "proba": ndarray (n_classes,), ["true_label": label]}
+
+Hierarchical documents::
+
+    {"sentences": [[str, ...], ...], "sentence_attention": ndarray (n_sentences,),
+     "word_attention": [ndarray (n_words,), ...], "prediction", "proba", ["true_label"]}
+
+HTML follows the HAN paper's Fig. 5 for hierarchical models (sentence weight
+p_s in red; word weight shown as √p_s · p_w in blue) and Lin et al.'s
+figures for self-attentive ones (the summed attention over the r hops on the
+tokens, and one heat row per hop). The page is self-contained (no scripts,
+fonts or external files), escapes all document text, and is well-formed
+XHTML.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+_CSS = (
+    "body{font-family:sans-serif;margin:1em}"
+    ".doc{border:1px solid #ccc;border-radius:4px;padding:.5em;margin:.5em 0}"
+    ".label{color:#555;font-size:.9em}"
+    ".tok{padding:1px 2px;margin:1px;border-radius:2px;display:inline-block}"
+    ".sent{display:flex;align-items:baseline;margin:2px 0}"
+    ".sw{width:1.2em;height:1em;margin-right:.5em;flex:none;border:1px solid #eee}"
+    "table.hops{border-collapse:collapse}"
+    "table.hops td{width:1.6em;height:.8em;padding:0}"
+)
+
+
+def _rgba(red: int, green: int, blue: int, alpha: float) -> str:
+    return f"rgba({red},{green},{blue},{float(np.clip(alpha, 0, 1)):.3f})"
+
+
+def _token(text: str, weight: float, shade: float, colour=(0, 0, 255)) -> str:
+    return (
+        f'<span class="tok" data-weight="{weight:.6f}" title="{weight:.4f}" '
+        f'style="background-color:{_rgba(*colour, shade)}">{html.escape(text)}</span>'
+    )
+
+
+def _header(record: dict) -> str:
+    parts = [f"predicted: <b>{html.escape(str(record['prediction']))}</b>"]
+    if "true_label" in record:
+        parts.append(f"true: <b>{html.escape(str(record['true_label']))}</b>")
+    parts.append(f"p = {float(np.max(record['proba'])):.3f}")
+    return f'<div class="label">{" · ".join(parts)}</div>'
+
+
+def summed_attention(record: dict) -> np.ndarray:
+    """Self-attentive: the r hops summed per token, normalised to sum 1 (Lin et al.'s view).
+
+    Examples
+    --------
+    >>> summed_attention({"attention": np.array([[1.0, 0.0], [0.5, 0.5]])}).tolist()
+    [0.75, 0.25]
+    """
+    summed = record["attention"].sum(axis=0)
+    return summed / summed.sum()
+
+
+def hierarchical_word_weights(record: dict) -> list[np.ndarray]:
+    """Hierarchical: each word's displayed weight √p_s · p_w (Yang et al.'s Fig. 5).
+
+    Examples
+    --------
+    >>> r = {"sentence_attention": np.array([0.25, 0.75]),
+    ...      "word_attention": [np.array([1.0]), np.array([0.5, 0.5])]}
+    >>> [w.tolist() for w in hierarchical_word_weights(r)]
+    [[0.5], [0.4330127018922193, 0.4330127018922193]]
+    """
+    return [
+        np.sqrt(p_s) * words
+        for p_s, words in zip(record["sentence_attention"], record["word_attention"])
+    ]
+
+
+def _self_attentive_html(record: dict) -> str:
+    weights = summed_attention(record)
+    top = weights.max()
+    tokens = " ".join(
+        _token(t, w, w / top, colour=(255, 0, 0)) for t, w in zip(record["tokens"], weights)
+    )
+    rows = []
+    for h, hop in enumerate(record["attention"]):
+        cells = "".join(
+            f'<td title="{w:.4f}" style="background-color:{_rgba(255, 0, 0, w / hop.max())}"></td>'
+            for w in hop
+        )
+        rows.append(f'<tr><th class="label">hop {h}</th>{cells}</tr>')
+    return (
+        f'<div class="summed">{tokens}</div>'
+        f'<table class="hops">{"".join(rows)}</table>'
+    )
+
+
+def _hierarchical_html(record: dict) -> str:
+    words = hierarchical_word_weights(record)
+    top_word = max(float(w.max()) for w in words)
+    top_sentence = float(record["sentence_attention"].max())
+    lines = []
+    for tokens, p_s, weights in zip(record["sentences"], record["sentence_attention"], words):
+        spans = " ".join(_token(t, w, w / top_word) for t, w in zip(tokens, weights))
+        lines.append(
+            f'<div class="sent"><span class="sw" data-weight="{p_s:.6f}" title="{p_s:.4f}" '
+            f'style="background-color:{_rgba(255, 0, 0, p_s / top_sentence)}"></span>'
+            f"<span>{spans}</span></div>"
+        )
+    return "".join(lines)
+
+
+def to_html(records: list[dict], title: str = "skattn attention") -> str:
+    """A self-contained, well-formed XHTML page of the explanations.
+
+    Parameters
+    ----------
+    records : list of dict
+        What ``explain`` returns.
+    title : str, default="skattn attention"
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> page = to_html([{"tokens": ["<b>"], "attention": np.array([[1.0]]),
+    ...                  "prediction": "pos", "proba": np.array([0.2, 0.8])}])
+    >>> "&lt;b&gt;" in page and "<b>" not in page.split("<body>")[1].split("predicted")[0]
+    True
+    """
+    body = []
+    for i, record in enumerate(records):
+        inner = _hierarchical_html(record) if "sentences" in record else _self_attentive_html(record)
+        body.append(f'<div class="doc" id="doc{i}">{_header(record)}{inner}</div>')
+    return (
+        '<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
+        f'<meta charset="utf-8"/><title>{html.escape(title)}</title>'
+        f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>"
+    )
+
+
+def to_frame(records: list[dict]):
+    """One row per token: document, sentence, position, token and weights.
+
+    Self-attentive rows carry ``weight`` (summed attention over hops,
+    normalised) and ``hop_0`` … ``hop_{r-1}``; hierarchical rows carry
+    ``word_weight`` (p_w), ``sentence_weight`` (p_s) and ``weight``
+    (√p_s · p_w).
+
+    Parameters
+    ----------
+    records : list of dict
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    import pandas as pd
+
+    rows: list[dict[str, Any]] = []
+    for doc, record in enumerate(records):
+        if "sentences" in record:
+            shown = hierarchical_word_weights(record)
+            for s, (tokens, p_w, w) in enumerate(
+                zip(record["sentences"], record["word_attention"], shown)
+            ):
+                p_s = float(record["sentence_attention"][s])
+                for position, token in enumerate(tokens):
+                    rows.append({"document": doc, "sentence": s, "position": position,
+                                 "token": token, "word_weight": float(p_w[position]),
+                                 "sentence_weight": p_s, "weight": float(w[position])})
+        else:
+            summed = summed_attention(record)
+            for position, token in enumerate(record["tokens"]):
+                row = {"document": doc, "sentence": 0, "position": position, "token": token,
+                       "weight": float(summed[position])}
+                row.update({f"hop_{h}": float(a[position])
+                            for h, a in enumerate(record["attention"])})
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def plot(record: dict, ax=None):
+    """A matplotlib heat map of one document's attention.
+
+    Self-attentive: the r hops (rows) over the tokens, with the summed view
+    as the top row. Hierarchical: sentences (rows) × words, coloured by
+    √p_s · p_w, the sentence weight p_s in the first column.
+
+    Parameters
+    ----------
+    record : dict
+        One element of ``explain``'s result.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise ImportError("plots need matplotlib: pip install 'skattn[plot]'") from error
+    if "sentences" in record:
+        words = hierarchical_word_weights(record)
+        width = max(len(s) for s in record["sentences"]) + 1
+        grid = np.full((len(words), width), np.nan)
+        grid[:, 0] = record["sentence_attention"]
+        labels = [["p_s"] + s for s in record["sentences"]]
+        for i, w in enumerate(words):
+            grid[i, 1 : 1 + len(w)] = w
+    else:
+        grid = np.vstack([summed_attention(record), record["attention"]])
+        labels = [record["tokens"]] * len(grid)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(min(20, 1 + 0.5 * grid.shape[1]), 1 + 0.4 * len(grid)))
+    else:
+        fig = ax.figure
+    ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap="Reds" if "tokens" in record else "Blues")
+    if "sentences" in record:
+        for i, row in enumerate(labels):
+            for j, text in enumerate(row):
+                ax.text(j, i, text, ha="center", va="center", fontsize=7)
+        ax.set_yticks(range(len(grid)), [f"s{i}" for i in range(len(grid))])
+        ax.set_xticks([])
+    else:
+        ax.set_xticks(range(grid.shape[1]), record["tokens"], rotation=90, fontsize=8)
+        ax.set_yticks(range(len(grid)), ["sum"] + [f"hop {h}" for h in range(len(grid) - 1)])
+    ax.set_title(f"predicted: {record['prediction']}")
+    fig.tight_layout()
+    return fig
+
+
+class Explanations(list):
+    """The per-document explanation dicts, with views: frame, HTML, figures.
+
+    A plain ``list`` of dicts (see the module docstring for their keys);
+    ``_repr_html_`` shows the HTML inline in Jupyter.
+    """
+
+    def to_frame(self):
+        """One row per token, see :func:`to_frame`."""
+        return to_frame(self)
+
+    def to_html(self, title: str = "skattn attention") -> str:
+        """The HTML page, see :func:`to_html`."""
+        return to_html(self, title)
+
+    def save_html(self, path) -> Path:
+        """Write the HTML page to ``path`` (UTF-8) and return the path."""
+        path = Path(path)
+        path.write_text(self.to_html(), encoding="utf-8")
+        return path
+
+    def plot(self, index: int = 0, ax=None):
+        """The matplotlib figure of document ``index``, see :func:`plot`."""
+        return plot(self[index], ax=ax)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()

@@ -1,0 +1,73 @@
+"""SelfAttentiveEmbedder in scikit-learn's transformer world."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.cluster import KMeans
+from sklearn.compose import ColumnTransformer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from estimators import small_self_attentive
+from skattn import SelfAttentiveEmbedder
+
+
+@pytest.fixture(scope="module")
+def fitted(polarity_small):
+    X, y = polarity_small
+    return SelfAttentiveEmbedder(small_self_attentive(attention_hops=3)).fit(X, y)
+
+
+def test_shapes_names_and_agreement_with_the_classifier(fitted, polarity_small):
+    X, _ = polarity_small
+    flat = fitted.transform(X[:7])
+    assert flat.shape == (7, 3 * 32) and fitted.n_features_out_ == 96
+    cube = fitted.transform_3d(X[:7])
+    assert cube.shape == (7, 3, 32)
+    np.testing.assert_array_equal(flat, cube.reshape(7, -1))
+    np.testing.assert_array_equal(flat, fitted.classifier_.transform(X[:7]))
+    names = fitted.get_feature_names_out()
+    assert len(names) == 96 and names[0] == "hop0_dim0" and names[32] == "hop1_dim0"
+
+
+@pytest.mark.parametrize("output", ["max", "mean"])
+def test_pooled_outputs(output, fitted, polarity_small):
+    X, _ = polarity_small
+    pooled = SelfAttentiveEmbedder(output=output).set_params(classifier=None)
+    pooled.classifier_, pooled.output = fitted.classifier_, output
+    pooled.n_features_out_ = 32
+    expected = getattr(fitted.transform_3d(X[:5]), output)(axis=1)
+    np.testing.assert_array_equal(pooled.transform(X[:5]), expected)
+    assert pooled.get_feature_names_out()[0] == f"{output}_dim0"
+
+
+def test_pandas_output(fitted, polarity_small):
+    X, _ = polarity_small
+    frame = fitted.set_output(transform="pandas").transform(X[:4])
+    fitted.set_output(transform="default")
+    assert isinstance(frame, pd.DataFrame) and list(frame.columns[:2]) == ["hop0_dim0", "hop0_dim1"]
+
+
+def test_pipelines_around_the_embedder(polarity_small, polarity_split):
+    X_train, X_test, y_train, y_test = polarity_split
+    X_train, y_train, X_test, y_test = X_train[:3000], y_train[:3000], X_test[:500], y_test[:500]
+    embedder = SelfAttentiveEmbedder(small_self_attentive(max_epochs=3))
+    pipe = make_pipeline(embedder, LogisticRegression(max_iter=1000)).fit(X_train, y_train)
+    assert pipe.score(X_test, y_test) > 0.6  # the embeddings carry the sentiment
+    X, y = polarity_small
+    labels = KMeans(2, n_init=3, random_state=0).fit_predict(pipe[0].transform(X_test))
+    assert set(labels) == {0, 1}
+    frame = pd.DataFrame({"text": X, "length": [len(d) for d in X]})
+    columns = ColumnTransformer([
+        ("text", SelfAttentiveEmbedder(small_self_attentive(), output="mean"), "text"),
+        ("length", StandardScaler(), ["length"]),
+    ])
+    model = make_pipeline(columns, LogisticRegression(max_iter=1000)).fit(frame, y)
+    assert columns.transform(frame).shape == (len(X), 32 + 1)
+    assert set(model.predict(frame)) <= {"neg", "pos"}
+
+
+def test_grid_search_reaches_the_classifier_parameters(fitted):
+    params = fitted.get_params()
+    assert "classifier__attention_hops" in params and params["classifier__attention_hops"] == 3

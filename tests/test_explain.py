@@ -1,0 +1,109 @@
+"""Explanations: data equal to the forward pass, HTML that parses, figures that render."""
+
+import io
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+from estimators import SMALL_ESTIMATORS
+from skattn.explain import hierarchical_word_weights, summed_attention
+
+HOSTILE = "<script>alert('x')</script> a fine & moving film"
+
+
+@pytest.fixture(scope="module", params=list(SMALL_ESTIMATORS))
+def fitted(request, polarity_small):
+    X, y = polarity_small
+    return SMALL_ESTIMATORS[request.param]().fit(X, y)
+
+
+def _parse_strict(page: str) -> ET.Element:
+    return ET.fromstring(page.split("\n", 1)[1])  # drop the doctype line
+
+
+def test_weights_sum_as_they_must(fitted, polarity_small):
+    X, y = polarity_small
+    for record in fitted.explain(X[:20], y[:20]):
+        assert record["true_label"] in ("neg", "pos")
+        if "sentences" in record:
+            np.testing.assert_allclose(record["sentence_attention"].sum(), 1, rtol=1e-5)
+            for words in record["word_attention"]:
+                np.testing.assert_allclose(words.sum(), 1, rtol=1e-5)
+        else:
+            np.testing.assert_allclose(record["attention"].sum(axis=1), 1, rtol=1e-5)
+            np.testing.assert_allclose(summed_attention(record).sum(), 1, rtol=1e-6)
+
+
+def test_frame_has_one_row_per_token(fitted, polarity_small):
+    X, _ = polarity_small
+    explanations = fitted.explain(X[:5])
+    frame = fitted.explain(X[:5], as_frame=True)
+    n_tokens = sum(
+        sum(len(s) for s in r["sentences"]) if "sentences" in r else len(r["tokens"])
+        for r in explanations
+    )
+    assert len(frame) == n_tokens and set(frame["document"]) == set(range(5))
+    first = explanations[0]
+    weights = (
+        np.concatenate(hierarchical_word_weights(first)) if "sentences" in first
+        else summed_attention(first)
+    )
+    np.testing.assert_allclose(frame[frame.document == 0]["weight"], weights, rtol=1e-6)
+
+
+class _Collector(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.tokens, self.data = [], [], []
+        self._in_token = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append(tag)
+        self._in_token = attrs.get("class") == "tok"
+        if self._in_token:
+            self.tokens.append([attrs["style"], ""])
+
+    def handle_data(self, data):
+        self.data.append(data)
+        if self._in_token:
+            self.tokens[-1][1] += data
+
+    def handle_endtag(self, tag):
+        self._in_token = False
+
+
+def test_html_is_well_formed_escaped_and_shows_each_token_once(fitted):
+    explanations = fitted.explain([HOSTILE, "a dull film"], ["pos", "neg"])
+    page = explanations.to_html()
+    root = _parse_strict(page)  # well-formed XHTML or this raises
+    assert not root.findall(".//{http://www.w3.org/1999/xhtml}script")
+    assert "<script" not in page and "&lt;" in page  # the tokens "<", "script", ">" as text
+    collector = _Collector()
+    collector.feed(page)
+    assert "script" not in collector.tags
+    for doc, record in enumerate(explanations):
+        tokens = (
+            [t for s in record["sentences"] for t in s] if "sentences" in record
+            else record["tokens"]
+        )
+        shown = [text for _, text in collector.tokens][: len(tokens)] if doc == 0 else None
+        if shown is not None:
+            assert shown == tokens  # each token once, in order
+    styles = [style for style, _ in collector.tokens]
+    assert all("background-color:rgba(" in s for s in styles)
+    assert len(set(styles)) > 1  # colours follow the weights
+    assert explanations._repr_html_() == page
+    assert "true: <b>pos</b>" in page
+
+
+def test_matplotlib_figures_render_to_png(fitted, polarity_small, tmp_path):
+    X, _ = polarity_small
+    figure = fitted.explain(X[:2]).plot(1)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    assert buffer.getvalue()[:8] == b"\x89PNG\r\n\x1a\n" and len(buffer.getvalue()) > 2000
+    path = fitted.explain(X[:2]).save_html(tmp_path / "attention.html")
+    assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
