@@ -9,6 +9,9 @@ parameters they take; the rest lives here once.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 from numbers import Integral, Real
 from typing import Any, Sequence
 
@@ -20,14 +23,14 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
-from skorch.callbacks import EarlyStopping, GradientNormClipping, LRScheduler
+from skorch.callbacks import Checkpoint, EarlyStopping, GradientNormClipping, LRScheduler
 from torch.optim.lr_scheduler import CosineAnnealingLR
 from skorch.helper import predefined_split
 
 from skattn.data import DocumentDataset
 from skattn.explain import Explanations
 from skattn.embeddings import check_embeddings_source, initial_vectors
-from skattn.net import AttentionNet, torch_threads
+from skattn.net import AttentionNet, RestoreLastEpoch, torch_threads
 from skattn.text import TextEncoder
 from skattn.utils.validation import check_labels, check_sample_weight, check_text_input
 
@@ -65,6 +68,8 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "early_stopping": ["boolean"],
     "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
     "n_iter_no_change": [_positive_int],
+    "checkpoint_dir": [str, os.PathLike, None],
+    "warm_start": ["boolean"],
     "callbacks": [list, None],
     "device": [str],
     "threads": [_positive_int, None],
@@ -114,24 +119,56 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         X = check_text_input(X)
         y = check_labels(y, len(X))
         weights = None if sample_weight is None else check_sample_weight(sample_weight, len(X))
-        self.classes_, y_encoded = np.unique(y, return_inverse=True)
+        warm = self.warm_start and hasattr(self, "net_")
+        if warm:
+            unseen = np.setdiff1d(np.unique(y), self.classes_)
+            if len(unseen):
+                raise ValueError(
+                    f"warm_start: y holds labels the model was not trained on: "
+                    f"{unseen[:5].tolist()}; the classes are {self.classes_.tolist()}."
+                )
+            classes, y_encoded = self.classes_, np.searchsorted(self.classes_, y)
+        else:
+            classes, y_encoded = np.unique(y, return_inverse=True)
+        # A canonical order makes the fitted model independent of the order
+        # the samples came in (batches, split and vectors all follow it);
+        # errors still name positions in the caller's order.
+        order = np.array(sorted(range(len(X)), key=lambda i: (X[i], y_encoded[i])), dtype=np.int64)
         seed = _seed_from(self.random_state)
-        with torch_threads(self.threads), torch.random.fork_rng(devices=[]):
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(torch_threads(self.threads))
+            stack.enter_context(torch.random.fork_rng(devices=[]))
             torch.manual_seed(seed)
-            self.encoder_ = TextEncoder(
-                **{name: getattr(self, name) for name in self._text_params}
-            )
-            corpus = self.encoder_.fit_encode(X)
-            dataset = DocumentDataset(corpus, y_encoded, weights, hierarchical=self._hierarchical)
-            train, valid = self._split(dataset, y_encoded, seed)
-            vectors, self.embedding_coverage_ = initial_vectors(
-                self.embeddings, self.encoder_, corpus, self.embedding_dim, seed,
-                sentences=lambda: [
-                    tokens for doc in self.encoder_.tokenize(X) for tokens in doc
-                ],
-            )
-            self.net_ = self._make_net(valid).initialize()
-            self.net_.load_embeddings(vectors, freeze=self.freeze_embeddings)
+            if not warm:
+                self.classes_ = classes
+                self.encoder_ = TextEncoder(
+                    **{name: getattr(self, name) for name in self._text_params}
+                )
+            corpus = self.encoder_.encode(X) if warm else self.encoder_.fit_encode(X)
+            dataset = DocumentDataset(
+                corpus, y_encoded, weights, hierarchical=self._hierarchical
+            ).subset(order)
+            train, valid = self._split(dataset, y_encoded[order], seed)
+            checkpoint_dir = None
+            if valid is not None:
+                checkpoint_dir = self.checkpoint_dir or stack.enter_context(
+                    tempfile.TemporaryDirectory(prefix="skattn-fit-")
+                )
+            if warm:
+                previous = self.net_.module_.state_dict()
+                self.net_ = self._make_net(valid, checkpoint_dir).initialize()
+                self.net_.module_.load_state_dict(previous)
+            else:
+                vectors, self.embedding_coverage_ = initial_vectors(
+                    self.embeddings, self.encoder_, corpus, self.embedding_dim, seed,
+                    sentences=lambda: [
+                        tokens
+                        for doc in self.encoder_.tokenize([X[i] for i in order])
+                        for tokens in doc
+                    ],
+                )
+                self.net_ = self._make_net(valid, checkpoint_dir).initialize()
+                self.net_.load_embeddings(vectors, freeze=self.freeze_embeddings)
             self.net_.partial_fit(train, y=None)
         self.n_truncated_ = corpus.n_truncated
         return self
@@ -147,12 +184,12 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         )
         return dataset.subset(train_idx), dataset.subset(valid_idx)
 
-    def _make_net(self, valid: DocumentDataset | None) -> AttentionNet:
+    def _make_net(self, valid: DocumentDataset | None, checkpoint_dir=None) -> AttentionNet:
         optimizer = OPTIMIZERS.get(self.optimizer, self.optimizer)
         optimizer_params = {"optimizer__weight_decay": self.weight_decay}
         if optimizer in (torch.optim.SGD, torch.optim.RMSprop):
             optimizer_params["optimizer__momentum"] = self.momentum
-        callbacks = []
+        callbacks = [("restore_last_epoch", RestoreLastEpoch())]
         if self.clip_grad_norm is not None:
             callbacks.append(("clip", GradientNormClipping(self.clip_grad_norm)))
         if self.lr_schedule == "cosine":
@@ -169,6 +206,21 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
                         monitor="valid_acc",
                         lower_is_better=False,
                         patience=self.n_iter_no_change,
+                    ),
+                )
+            )
+        if checkpoint_dir is not None:
+            # The best validation epoch on disk, loaded back when training ends
+            # (also after Ctrl-C or early stopping).
+            callbacks.append(
+                (
+                    "checkpoint",
+                    Checkpoint(
+                        monitor="valid_acc_best",
+                        dirname=str(checkpoint_dir),
+                        f_optimizer=None,
+                        f_criterion=None,
+                        f_history=None,
                         load_best=True,
                     ),
                 )

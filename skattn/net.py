@@ -18,11 +18,13 @@ overrides only what it must:
 from __future__ import annotations
 
 import contextlib
+import warnings
 from typing import Iterator, Sequence
 
 import numpy as np
 import torch
 from skorch import NeuralNetClassifier
+from skorch.callbacks import Callback
 from torch.utils.data import DataLoader
 
 from skattn.data import BucketBatchSampler, DocumentDataset
@@ -126,6 +128,41 @@ class AttentionNet(NeuralNetClassifier):
             field: np.stack(values) if _same_shape(values) else values
             for field, values in collected.items()
         }
+
+
+class RestoreLastEpoch(Callback):
+    """After an interrupted fit (Ctrl-C), put back the weights of the last finished epoch.
+
+    skorch stops training on ``KeyboardInterrupt`` and keeps the module as
+    it was mid-epoch; this callback keeps a copy of the weights at the end
+    of each epoch and restores it when training ends inside an epoch. The
+    net's ``interrupted_`` then says so.
+    """
+
+    def on_train_begin(self, net, **kwargs):
+        self._snapshot(net)
+        net.interrupted_ = False
+
+    def on_epoch_begin(self, net, **kwargs):
+        self.in_epoch_ = True
+
+    def on_epoch_end(self, net, **kwargs):
+        self._snapshot(net)
+
+    def on_train_end(self, net, **kwargs):
+        if self.in_epoch_:
+            net.module_.load_state_dict(self.state_)
+            net.interrupted_ = True
+            warnings.warn(
+                f"fit was interrupted; the weights of the last finished epoch "
+                f"({len(net.history) - 1}) were restored.",
+                UserWarning,
+                stacklevel=2,
+            )
+
+    def _snapshot(self, net):
+        self.state_ = {k: v.detach().clone() for k, v in net.module_.state_dict().items()}
+        self.in_epoch_ = False
 
 
 def _same_shape(values: list) -> bool:

@@ -388,6 +388,11 @@ class TextEncoder(BaseEstimator):
             (item for item in counts.items() if item[1] >= self.min_count),
             key=lambda item: (-item[1], item[0]),
         )[: self.max_vocab]
+        if not kept:
+            raise ValueError(
+                f"min_count={self.min_count} leaves an empty vocabulary: the most frequent "
+                f"token is seen {max(counts.values())} times."
+            )
         self.id_to_token_ = [PAD_TOKEN, UNK_TOKEN] + [token for token, _ in kept]
         self.vocabulary_ = {token: i for i, token in enumerate(self.id_to_token_) if i > UNK_ID}
         self.token_counts_ = np.array([0, 0] + [c for _, c in kept], dtype=np.int64)

@@ -1,4 +1,4 @@
-"""Bad input: a clear error naming the input, before any training starts."""
+"""The bad-input catalogue: every case gives a clear error, before any training."""
 
 import numpy as np
 import pandas as pd
@@ -11,79 +11,93 @@ from estimators import LENGTH_LIMITS, SMALL_ESTIMATORS
 GOOD_X = ["a fine film", "a poor film", "fine acting", "poor acting"]
 GOOD_Y = ["pos", "neg", "pos", "neg"]
 
-FIT_CASES = {
-    "bare string": ("a film", GOOD_Y, TypeError, "single str"),
-    "bytes document": ([b"a film"] + GOOD_X[1:], GOOD_Y, TypeError, r"X\[0\] is bytes"),
-    "non-utf8 bytes": ([b"\xff\xfe"] + GOOD_X[1:], GOOD_Y, TypeError, r"X\[0\] is bytes"),
-    "number document": (GOOD_X[:3] + [3.5], GOOD_Y, TypeError, r"X\[3\] is float"),
-    "None document": (GOOD_X[:2] + [None] + GOOD_X[3:], GOOD_Y, TypeError, r"X\[2\] is None"),
-    "NaN document": (GOOD_X[:1] + [np.nan] + GOOD_X[2:], GOOD_Y, TypeError, r"X\[1\] is None/NaN"),
-    "nested lists": ([["a", "film"]] * 4, GOOD_Y, TypeError, r"X\[0\] is list"),
-    "2-D array": (np.array([GOOD_X, GOOD_X]).T, GOOD_Y, TypeError, r"shape \(4, 2\)"),
-    "DataFrame 2 columns": (pd.DataFrame({"a": GOOD_X, "b": GOOD_X}), GOOD_Y, TypeError, "2 col"),
-    "sparse matrix": (sp.csr_matrix(np.eye(4)), GOOD_Y, TypeError, "sparse"),
-    "empty X": ([], [], ValueError, "X is empty"),
-    "empty string": (GOOD_X[:3] + [""], GOOD_Y, ValueError, r"X\[3\] is an empty"),
-    "blank string": (GOOD_X[:3] + [" \n\t"], GOOD_Y, ValueError, r"X\[3\] is an empty"),
-    "length mismatch": (GOOD_X, GOOD_Y[:3], ValueError, "4 documents but y has 3"),
-    "single class": (GOOD_X, ["pos"] * 4, ValueError, "single class"),
-    "None label": (GOOD_X, ["pos", None, "pos", "neg"], ValueError, "y holds None"),
-    "NaN label": (GOOD_X, [1.0, np.nan, 1.0, 0.0], ValueError, "y holds NaN"),
-    "continuous labels": (GOOD_X, [0.1, 0.2, 0.3, 0.4], ValueError, "continuous|Unknown label"),
-    "2-D labels": (GOOD_X, np.zeros((4, 2)), ValueError, "y has shape"),
-    "no tokens": (GOOD_X[:3] + ["!!! ..."], GOOD_Y, ValueError, "yield no token"),
+
+def case(X=GOOD_X, y=GOOD_Y, error=ValueError, match="", params=None, stage="fit"):
+    return dict(X=X, y=y, error=error, match=match, params=params or {}, stage=stage)
+
+
+CATALOGUE = {
+    # what X is
+    "bare string": case(X="a film", error=TypeError, match="single str"),
+    "bytes document": case(X=[b"a film"] + GOOD_X[1:], error=TypeError, match=r"X\[0\] is bytes"),
+    "non-utf8 bytes": case(X=[b"\xff\xfe"] + GOOD_X[1:], error=TypeError, match=r"X\[0\] is bytes"),
+    "number document": case(X=GOOD_X[:3] + [3.5], error=TypeError, match=r"X\[3\] is float"),
+    "mixed types": case(X=GOOD_X[:2] + [7, "x"], error=TypeError, match=r"X\[2\] is int"),
+    "None document": case(X=GOOD_X[:2] + [None, "x"], error=TypeError, match=r"X\[2\] is None"),
+    "NaN document": case(X=["x", np.nan] + GOOD_X[2:], error=TypeError, match=r"X\[1\] is None/NaN"),
+    "nested lists": case(X=[["a", "film"]] * 4, error=TypeError, match=r"X\[0\] is list"),
+    "2-D array": case(X=np.array([GOOD_X, GOOD_X]).T, error=TypeError, match=r"shape \(4, 2\)"),
+    "DataFrame 2 columns": case(X=pd.DataFrame({"a": GOOD_X, "b": GOOD_X}), error=TypeError,
+                                match="2 columns"),
+    "sparse matrix": case(X=sp.csr_matrix(np.eye(4)), error=TypeError, match="sparse"),
+    "a dict": case(X={"a": 1}, error=TypeError, match="is a dict"),
+    "empty X": case(X=[], y=[], match="X is empty"),
+    "empty string": case(X=GOOD_X[:3] + [""], match=r"X\[3\] is an empty"),
+    "blank string": case(X=GOOD_X[:3] + [" \n\t"], match=r"X\[3\] is an empty"),
+    "no tokens": case(X=GOOD_X[:3] + ["!!! ..."], params={"token_pattern": r"\w+"},
+                      match=r"1 document\(s\) that yield no token .*index 3"),
+    # what y is
+    "length mismatch": case(y=GOOD_Y[:3], match="4 documents but y has 3"),
+    "single class": case(y=["pos"] * 4, match="single class"),
+    "None label": case(y=["pos", None, "pos", "neg"], match="y holds None"),
+    "NaN label": case(y=[1.0, np.nan, 1.0, 0.0], match="y holds NaN"),
+    "continuous labels": case(y=[0.1, 0.2, 0.3, 0.4], match="continuous|Unknown label"),
+    "2-D labels": case(y=np.zeros((4, 2)), match="y has shape"),
+    "negative sample weight": case(params={"_sample_weight": [1, -1, 1, 1]}, match="sample_weight"),
+    # absurd hyperparameters
+    "attention_hops=0": case(params={"attention_hops": 0}, error=InvalidParameterError,
+                             match="attention_hops"),
+    "negative penalty": case(params={"penalty": -1.0}, error=InvalidParameterError, match="penalty"),
+    "unknown pooling": case(params={"pooling": "avg"}, error=InvalidParameterError, match="pooling"),
+    "dropout=1": case(params={"dropout": 1.0}, error=InvalidParameterError, match="dropout"),
+    "negative lr": case(params={"lr": -0.1}, error=InvalidParameterError, match="lr"),
+    "max_length=0": case(params={"max_length": 0}, error=InvalidParameterError, match="max_length"),
+    "unknown optimizer": case(params={"optimizer": "lbfgs-ish"}, error=InvalidParameterError,
+                              match="optimizer"),
+    "max_sentences=0": case(params={"max_sentences": 0}, error=InvalidParameterError,
+                            match="max_sentences"),
+    "unknown sentence_split": case(params={"sentence_split": "paragraphs"},
+                                   error=InvalidParameterError, match="sentence_split"),
+    "min_count=0": case(params={"min_count": 0}, error=InvalidParameterError, match="min_count"),
+    "min_count above every count": case(params={"min_count": 1000},
+                                        match="min_count=1000 leaves an empty vocabulary"),
+    "hidden_size=0": case(params={"hidden_size": 0}, error=InvalidParameterError,
+                          match="hidden_size"),
+    "missing vectors file": case(params={"embeddings": "/no/such/vectors.txt"},
+                                 error=FileNotFoundError, match="neither one of"),
+    # after fit
+    "unseen label at score": case(stage="score", y=["pos", "neg", "meh", "pos"],
+                                  match=r"never seen in fit: \['meh'\]"),
+    "length mismatch at score": case(stage="score", y=GOOD_Y[:3], match="4 documents but y has 3"),
+    "None at predict": case(stage="predict", X=["fine", None], error=TypeError,
+                            match=r"X\[1\] is None"),
+    "no tokens at predict": case(stage="predict", X=["!?"], params={"token_pattern": r"\w+"},
+                                 match="yield no token"),
 }
-PARAM_CASES = {
-    "attention_hops=0": {"attention_hops": 0},
-    "negative penalty": {"penalty": -1.0},
-    "unknown pooling": {"pooling": "avg"},
-    "dropout=1": {"dropout": 1.0},
-    "negative lr": {"lr": -0.1},
-    "max_length=0": {"max_length": 0},
-    "unknown optimizer": {"optimizer": "lbfgs-ish"},
-    "max_sentences=0": {"max_sentences": 0},
-    "unknown sentence_split": {"sentence_split": "paragraphs"},
-    "min_count=0": {"min_count": 0},
-    "hidden_size=0": {"hidden_size": 0},
-}
-
-pytestmark = pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
 
 
-@pytest.mark.parametrize("case", FIT_CASES, ids=list(FIT_CASES))
-def test_bad_fit_input_fails_before_training(make, case):
-    X, y, error, message = FIT_CASES[case]
-    est = make(token_pattern=r"\w+") if case == "no tokens" else make()
-    with pytest.raises(error, match=message):
-        est.fit(X, y)
-    assert not hasattr(est, "net_")
+@pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
+@pytest.mark.parametrize("name", list(CATALOGUE))
+def test_bad_input_catalogue(make, name):
+    c = CATALOGUE[name]
+    params = dict(c["params"])
+    sample_weight = params.pop("_sample_weight", None)
+    if any(p not in make().get_params() for p in params):
+        pytest.skip(f"{type(make()).__name__} has no parameter {list(params)}")
+    est = make(max_epochs=1, **params)
+    if c["stage"] == "fit":
+        with pytest.raises(c["error"], match=c["match"]):
+            est.fit(c["X"], c["y"], sample_weight=sample_weight)
+        assert not hasattr(est, "net_")  # nothing was trained
+        return
+    est.fit(GOOD_X * 4, GOOD_Y * 4)
+    with pytest.raises(c["error"], match=c["match"]):
+        est.score(c["X"], c["y"]) if c["stage"] == "score" else est.predict(c["X"])
 
 
-@pytest.mark.parametrize("case", PARAM_CASES, ids=list(PARAM_CASES))
-def test_absurd_hyperparameters_name_the_parameter(make, case):
-    (name, value), = PARAM_CASES[case].items()
-    if name not in make().get_params():
-        pytest.skip(f"no parameter {name}")
-    est = make(**{name: value})
-    with pytest.raises(InvalidParameterError, match=name):
-        est.fit(GOOD_X, GOOD_Y)
-    assert not hasattr(est, "net_")
-
-
-def test_bad_input_after_fit(make):
-    est = make(max_epochs=1, token_pattern=r"\w+").fit(GOOD_X * 4, GOOD_Y * 4)
-    with pytest.raises(ValueError, match=r"never seen in fit: \['meh'\]"):
-        est.score(GOOD_X, ["pos", "neg", "meh", "pos"])
-    with pytest.raises(ValueError, match="4 documents but y has 3"):
-        est.score(GOOD_X, GOOD_Y[:3])
-    with pytest.raises(TypeError, match=r"X\[1\] is None"):
-        est.predict(["fine", None])
-    with pytest.raises(ValueError, match="yield no token"):
-        est.predict(["!?"])
-
-
-def test_too_long_documents_are_truncated_by_the_documented_rule(make):
-    long_doc = " ".join(["fine"] * 5000)
+@pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
+def test_huge_documents_are_truncated_by_the_documented_rule(make):
+    long_doc = " ".join(["fine"] * 200_000)
     limit = LENGTH_LIMITS[type(make()).__name__]
     est = make(max_epochs=1, **{limit: 50}).fit(GOOD_X + [long_doc], GOOD_Y + ["pos"])
     assert est.n_truncated_ == 1

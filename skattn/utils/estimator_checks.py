@@ -1,0 +1,157 @@
+"""scikit-learn's data checks, written again for estimators that read raw text.
+
+scikit-learn's ``check_estimator`` only runs its data-free checks on an
+estimator that declares ``string=True, two_d_array=False`` (its own text
+vectorizers do). :func:`check_text_estimator` runs the data checks with text:
+each check is a small function ``check(estimator, X, y)`` that raises
+``AssertionError`` when the estimator breaks a rule.
+
+Use it for any text classifier::
+
+    from skattn.utils.estimator_checks import check_text_estimator
+    check_text_estimator(MyTextClassifier(), X, y)   # X: list of str, y: labels
+
+or one check at a time with :func:`text_estimator_checks` (for pytest
+parametrisation).
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Callable, Iterator
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+TextCheck = Callable[[object, list, np.ndarray], None]
+
+
+def check_fit_returns_self(estimator, X, y) -> None:
+    """``fit`` returns the estimator itself."""
+    est = clone(estimator)
+    assert est.fit(X, y) is est, "fit must return self"
+
+
+def check_not_fitted(estimator, X, y) -> None:
+    """Every prediction method raises ``NotFittedError`` before ``fit``."""
+    for method in ("predict", "predict_proba", "decision_function", "transform"):
+        if hasattr(estimator, method):
+            try:
+                getattr(clone(estimator), method)(X[:2])
+            except NotFittedError:
+                continue
+            raise AssertionError(f"{method} before fit did not raise NotFittedError")
+
+
+def check_pickle_round_trip(estimator, X, y) -> None:
+    """A pickled and unpickled estimator predicts exactly as the original."""
+    est = clone(estimator).fit(X, y)
+    restored = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(restored.predict_proba(X), est.predict_proba(X))
+
+
+def check_idempotent_fit(estimator, X, y) -> None:
+    """Fitting twice on the same data gives the same model as fitting once."""
+    est = clone(estimator)
+    first = est.fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(est.fit(X, y).predict_proba(X), first)
+
+
+def check_sample_order_independence(estimator, X, y) -> None:
+    """The fitted model does not depend on the order of the training samples."""
+    order = np.random.RandomState(0).permutation(len(X))
+    plain = clone(estimator).fit(X, y).predict_proba(X)
+    shuffled = clone(estimator).fit([X[i] for i in order], np.asarray(y)[order])
+    np.testing.assert_allclose(shuffled.predict_proba(X), plain, rtol=1e-6, atol=1e-7)
+
+
+def check_label_types(estimator, X, y) -> None:
+    """String, integer and boolean labels come back as given, as values of ``classes_``."""
+    first = np.asarray(y) == np.unique(y)[0]
+    for labels in (np.where(first, "yes", "no"), np.where(first, 7, -3), first):
+        est = clone(estimator).fit(X, labels)
+        predicted = est.predict(X[:10])
+        assert predicted.dtype == labels.dtype, f"{predicted.dtype} != {labels.dtype}"
+        assert set(predicted) <= set(labels.tolist())
+        np.testing.assert_array_equal(np.sort(est.classes_), np.unique(labels))
+
+
+def check_probabilities(estimator, X, y) -> None:
+    """Probabilities sum to 1 and agree with ``predict`` and ``decision_function``."""
+    est = clone(estimator).fit(X, y)
+    proba = est.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-10)
+    np.testing.assert_array_equal(est.classes_[proba.argmax(axis=1)], est.predict(X))
+    decision = est.decision_function(X)
+    if decision.ndim == 1:
+        np.testing.assert_allclose(expit(decision), proba[:, 1], rtol=1e-6)
+    else:
+        np.testing.assert_array_equal(decision.argmax(axis=1), proba.argmax(axis=1))
+
+
+def check_unit_sample_weight(estimator, X, y) -> None:
+    """``sample_weight`` of ones gives the same model as no weights."""
+    plain = clone(estimator).fit(X, y).predict_proba(X)
+    ones = clone(estimator).fit(X, y, sample_weight=np.ones(len(X))).predict_proba(X)
+    np.testing.assert_array_equal(ones, plain)
+
+
+def check_bad_input_errors(estimator, X, y) -> None:
+    """Non-text input, length mismatches and one-class targets give clear errors."""
+    cases = [
+        (np.zeros((len(X), 3)), y, "shape"),
+        (list(X[:-1]) + [None], y, "None"),
+        (list(X[:-1]) + [b"bytes"], y, "bytes"),
+        (X, np.asarray(y)[:-1], "must match"),
+        (X, np.full(len(X), np.asarray(y)[0]), "single class"),
+        ([], [], "empty"),
+    ]
+    for bad_X, bad_y, words in cases:
+        try:
+            clone(estimator).fit(bad_X, bad_y)
+        except (TypeError, ValueError) as error:
+            assert words in str(error), f"error {error!r} does not say {words!r}"
+        else:
+            raise AssertionError(f"fit accepted bad input ({words})")
+
+
+def text_estimator_checks() -> Iterator[TextCheck]:
+    """Yield every text data check (for ``pytest.mark.parametrize``).
+
+    Examples
+    --------
+    >>> [check.__name__ for check in text_estimator_checks()][:2]
+    ['check_fit_returns_self', 'check_not_fitted']
+    """
+    yield check_fit_returns_self
+    yield check_not_fitted
+    yield check_pickle_round_trip
+    yield check_idempotent_fit
+    yield check_sample_order_independence
+    yield check_label_types
+    yield check_probabilities
+    yield check_unit_sample_weight
+    yield check_bad_input_errors
+
+
+def check_text_estimator(estimator, X, y) -> None:
+    """Run every text data check on ``estimator`` with documents ``X`` and labels ``y``.
+
+    Parameters
+    ----------
+    estimator : scikit-learn classifier reading raw text
+        Deterministic for a fixed ``random_state`` (set one).
+    X : list of str
+        A few hundred real documents make the checks meaningful and fast.
+    y : array-like
+        Their labels (at least two classes).
+
+    Raises
+    ------
+    AssertionError
+        Naming the first rule the estimator breaks.
+    """
+    for check in text_estimator_checks():
+        check(estimator, list(X), np.asarray(y))
