@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sklearn.model_selection import train_test_split
 
-from skattn.compare import available_models, compare, format_table, load_dataset
+from skattn.compare import available_models, compare, format_table, load_dataset, plot_results
 
 
 #: What the main job compares when --models is not given.
@@ -87,19 +87,33 @@ def main(argv: list[str] | None = None) -> int:
         )
     split = f"{args.cv}-fold CV" if args.cv else f"{1 - args.test_size:.0%}/{args.test_size:.0%} split"
     print(f"{args.dataset}: {len(X)} documents, {split}, seed {args.seed}", flush=True)
+    if args.output:
+        args.output.mkdir(parents=True, exist_ok=True)
+
+    def render_attention(name, model, X_test, y_test):
+        if args.output and hasattr(model, "explain"):
+            page = model.explain(list(X_test[:8]), y_test[:8]).save_html(
+                args.output / f"attention_{name}.html"
+            )
+            print(f"{name}: attention of 8 test documents in {page}", flush=True)
+
     results = compare(
         X, y, {name: models[name] for name in names},
         cv=args.cv, test_size=args.test_size, random_state=args.seed,
-        progress=lambda line: print(line, flush=True),
+        progress=lambda line: print(line, flush=True), on_last_fold=render_attention,
     )
     table = format_table(results)
     print(table)
     if args.output:
-        args.output.mkdir(parents=True, exist_ok=True)
         (args.output / "results.md").write_text(table + "\n")
         (args.output / "results.json").write_text(json.dumps(
             {"dataset": args.dataset, "split": split, "seed": args.seed, "results": results},
             indent=2))
+        try:
+            plot_results(results, args.output / "results.png", f"{args.dataset}, {split}")
+        except ImportError:
+            print("matplotlib is not installed: no chart (pip install 'skattn[plot]')")
+        print(f"results in {args.output}/")
     return 0
 
 

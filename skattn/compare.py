@@ -121,6 +121,7 @@ def compare(
     test_size: float = 0.2,
     random_state: int = 0,
     progress: Callable[[str], None] = print,
+    on_last_fold: Callable[[str, BaseEstimator, np.ndarray, np.ndarray], None] | None = None,
 ) -> list[dict]:
     """Fit and score every model on the same stratified splits.
 
@@ -137,6 +138,9 @@ def compare(
     random_state : int, default=0
     progress : callable, default=print
         Receives one line per model and fold.
+    on_last_fold : callable, optional
+        Called as ``on_last_fold(name, fitted_model, X_test, y_test)`` after
+        each model's last fold (e.g. to render its attention).
 
     Returns
     -------
@@ -178,6 +182,8 @@ def compare(
                 f"{name} fold {fold}/{len(splits)}: accuracy {accuracies[-1]:.4f}, "
                 f"fit {fit_time:.1f} s, predict {predict_rates[-1]:.0f} docs/s"
             )
+        if on_last_fold is not None:
+            on_last_fold(name, model, X[test], y[test])
         results.append(
             {
                 "model": name,
@@ -212,3 +218,36 @@ def format_table(results: list[dict]) -> str:
             f"| {r['fit_seconds']:.1f} | {r['predict_docs_per_s']:.0f} |"
         )
     return "\n".join(lines)
+
+
+def plot_results(results: list[dict], path, title: str = "") -> None:
+    """A bar chart of mean accuracy (± std) per model, best first, saved as PNG.
+
+    Parameters
+    ----------
+    results : list of dict
+        What :func:`compare` returns.
+    path : str or path-like
+    title : str, default=""
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    ordered = sorted(results, key=lambda r: r["accuracy_mean"])
+    fig, ax = plt.subplots(figsize=(7, 0.4 * len(ordered) + 1.2))
+    ax.barh(
+        [r["model"] for r in ordered],
+        [100 * r["accuracy_mean"] for r in ordered],
+        xerr=[100 * r["accuracy_std"] for r in ordered],
+        color=["#c44e52" if "self_attentive" in r["model"] or "han" in r["model"] else "#4c72b0"
+               for r in ordered],
+    )
+    low = min(100 * r["accuracy_mean"] for r in ordered)
+    ax.set_xlim(max(0, low - 10), 100)
+    ax.set_xlabel("accuracy (%)")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -198,8 +198,9 @@ def plot(record: dict, ax=None):
     """A matplotlib heat map of one document's attention.
 
     Self-attentive: the r hops (rows) over the tokens, with the summed view
-    as the top row. Hierarchical: sentences (rows) × words, coloured by
-    √p_s · p_w, the sentence weight p_s in the first column.
+    as the top row, each row on its own scale. Hierarchical: sentences
+    (rows) × words in blue by √p_s · p_w, the sentence weight p_s in red in
+    the first column (the HAN paper's Fig. 5).
 
     Parameters
     ----------
@@ -218,29 +219,34 @@ def plot(record: dict, ax=None):
         import matplotlib.pyplot as plt
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ImportError("plots need matplotlib: pip install 'skattn[plot]'") from error
-    if "sentences" in record:
-        words = hierarchical_word_weights(record)
-        width = max(len(s) for s in record["sentences"]) + 1
-        grid = np.full((len(words), width), np.nan)
-        grid[:, 0] = record["sentence_attention"]
-        labels = [["p_s"] + s for s in record["sentences"]]
-        for i, w in enumerate(words):
-            grid[i, 1 : 1 + len(w)] = w
-    else:
-        grid = np.vstack([summed_attention(record), record["attention"]])
-        labels = [record["tokens"]] * len(grid)
     if ax is None:
-        fig, ax = plt.subplots(figsize=(min(20, 1 + 0.5 * grid.shape[1]), 1 + 0.4 * len(grid)))
+        width = (max(len(s) for s in record["sentences"]) + 1 if "sentences" in record
+                 else len(record["tokens"]))
+        rows = len(record["sentences"]) if "sentences" in record else 1 + len(record["attention"])
+        fig, ax = plt.subplots(figsize=(min(20, 1 + 0.55 * width), 1 + 0.4 * rows))
     else:
         fig = ax.figure
-    ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap="Reds" if "tokens" in record else "Blues")
     if "sentences" in record:
-        for i, row in enumerate(labels):
-            for j, text in enumerate(row):
-                ax.text(j, i, text, ha="center", va="center", fontsize=7)
+        words = hierarchical_word_weights(record)
+        grid = np.full((len(words), max(len(w) for w in words) + 1), np.nan)
+        for i, w in enumerate(words):
+            grid[i, 1 : 1 + len(w)] = w
+        sentence_column = np.full_like(grid, np.nan)
+        sentence_column[:, 0] = record["sentence_attention"]
+        # Fig. 5: sentence weight in red, word weight √p_s·p_w in blue, each on its own scale.
+        ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap="Blues", vmin=0)
+        ax.imshow(np.ma.masked_invalid(sentence_column), aspect="auto", cmap="Reds", vmin=0)
+        for i, tokens in enumerate(record["sentences"]):
+            ax.text(0, i, f"{record['sentence_attention'][i]:.2f}", ha="center", va="center",
+                    fontsize=7)
+            for j, token in enumerate(tokens, start=1):
+                ax.text(j, i, token, ha="center", va="center", fontsize=7)
         ax.set_yticks(range(len(grid)), [f"s{i}" for i in range(len(grid))])
         ax.set_xticks([])
     else:
+        grid = np.vstack([summed_attention(record), record["attention"]])
+        grid = grid / grid.max(axis=1, keepdims=True)  # each row on its own scale
+        ax.imshow(grid, aspect="auto", cmap="Reds", vmin=0)
         ax.set_xticks(range(grid.shape[1]), record["tokens"], rotation=90, fontsize=8)
         ax.set_yticks(range(len(grid)), ["sum"] + [f"hop {h}" for h in range(len(grid) - 1)])
     ax.set_title(f"predicted: {record['prediction']}")

@@ -27,6 +27,11 @@ def test_compare_command_writes_table_and_json(tmp_path, capsys):
     table = (tmp_path / "results.md").read_text()
     assert table.splitlines()[0].startswith("| model | accuracy")
     assert len(table.splitlines()) == 4
+    png = (tmp_path / "results.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+    page = (tmp_path / "attention_self_attentive.html").read_text(encoding="utf-8")
+    assert page.count('class="doc"') == 8
+    assert not (tmp_path / "attention_tfidf_logreg.html").exists()
 
 
 def test_unknown_model_is_refused(capsys):
