@@ -7,9 +7,10 @@ import time
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from _common import peak_rss_mb, report
 from skattn.data import DocumentDataset
 from skattn.net import torch_threads
+
+from _common import peak_rss_mb, report
 
 
 def split(X, y, seed: int = 0):

@@ -20,10 +20,11 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from _common import report
 from skattn.datasets import fetch_sentence_polarity
 from skattn.modules import BiRNNEncoder
 from skattn.text import TextEncoder
+
+from _common import report
 
 
 def main() -> None:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import argparse
 
-from _common import report
-from _training import measure, split, unbucketed_train_docs_per_s
 from skattn import HierarchicalAttentionClassifier
 from skattn.datasets import fetch_movie_reviews
+
+from _common import report
+from _training import measure, split, unbucketed_train_docs_per_s
 
 
 def main() -> None:
@@ -26,8 +27,12 @@ def main() -> None:
     args = parser.parse_args()
     X, y = fetch_movie_reviews(return_X_y=True)
     X_train, X_test, y_train, y_test = split(X, y)
-    params = {"threads": args.threads, "random_state": 0, "sentence_split": "lines",
-              "pooling": args.pooling}
+    params = {
+        "threads": args.threads,
+        "random_state": 0,
+        "sentence_split": "lines",
+        "pooling": args.pooling,
+    }
     if args.epochs:
         params["max_epochs"] = args.epochs
     print("dataset: movie_reviews", flush=True)

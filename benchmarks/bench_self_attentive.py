@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 
-from _training import measure, split
 from skattn import SelfAttentiveClassifier
 from skattn.datasets import fetch_sentence_polarity
+
+from _training import measure, split
 
 
 def main() -> None:

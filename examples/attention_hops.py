@@ -37,8 +37,13 @@ def top_tokens_per_hop(explanations, k: int = 8, min_count: int = 20) -> list[li
             for token, weight in zip(record["tokens"], record["attention"][h]):
                 weights[h][token].append(weight)
     return [
-        [t for t, w in sorted(((t, np.mean(w)) for t, w in hop.items() if len(w) >= min_count),
-                              key=lambda item: -item[1])[:k]]
+        [
+            t
+            for t, w in sorted(
+                ((t, np.mean(w)) for t, w in hop.items() if len(w) >= min_count),
+                key=lambda item: -item[1],
+            )[:k]
+        ]
         for hop in weights
     ]
 
@@ -51,8 +56,10 @@ def main() -> None:
     for penalty in (0.0, 1.0):
         clf = SelfAttentiveClassifier(penalty=penalty, random_state=0).fit(X_train, y_train)
         explanations = clf.explain(X_test)
-        print(f"penalty={penalty}: accuracy {clf.score(X_test, y_test):.4f}, "
-              f"mean off-diagonal of AA^T {mean_off_diagonal(explanations):.4f}")
+        print(
+            f"penalty={penalty}: accuracy {clf.score(X_test, y_test):.4f}, "
+            f"mean off-diagonal of AA^T {mean_off_diagonal(explanations):.4f}"
+        )
         for h, tokens in enumerate(top_tokens_per_hop(explanations)):
             print(f"  hop {h}: {' '.join(tokens)}")
 

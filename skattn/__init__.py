@@ -10,4 +10,9 @@ __version__ = "0.1.0"
 __all__ = [
     "HierarchicalAttentionClassifier",
     "SelfAttentiveClassifier",
-    "SelfAttentiveEmbedder", "TextEncoder", "__version__"]
+    "SelfAttentiveEmbedder",
+    "TextEncoder",
+    "__version__",
+    "load",
+    "save",
+]

@@ -11,10 +11,17 @@ from sklearn.model_selection import train_test_split
 
 from skattn.compare import available_models, compare, format_table, load_dataset, plot_results
 
-
 #: What the main job compares when --models is not given.
-DEFAULT_MODELS = ["self_attentive", "han", "bow", "bow_tfidf", "ngrams", "ngrams_tfidf",
-                  "bag_of_means", "tfidf_logreg"]
+DEFAULT_MODELS = [
+    "self_attentive",
+    "han",
+    "bow",
+    "bow_tfidf",
+    "ngrams",
+    "ngrams_tfidf",
+    "bag_of_means",
+    "tfidf_logreg",
+]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -23,23 +30,28 @@ def _parser() -> argparse.ArgumentParser:
     cmp = commands.add_parser(
         "compare", help="attention models vs linear baselines on a corpus, same folds"
     )
-    cmp.add_argument("--dataset", default="sentence_polarity",
-                     help="sentence_polarity, movie_reviews or trec")
-    cmp.add_argument("--models", default=None,
-                     help="comma-separated model names (default: all); see --list")
-    cmp.add_argument("--cv", type=int, default=None,
-                     help="K for stratified K-fold; default: one 80/20 split")
+    cmp.add_argument(
+        "--dataset", default="sentence_polarity", help="sentence_polarity, movie_reviews or trec"
+    )
+    cmp.add_argument(
+        "--models", default=None, help="comma-separated model names (default: all); see --list"
+    )
+    cmp.add_argument(
+        "--cv", type=int, default=None, help="K for stratified K-fold; default: one 80/20 split"
+    )
     cmp.add_argument("--test-size", type=float, default=0.2)
     cmp.add_argument("--quick", action="store_true", help="small models, few epochs")
     cmp.add_argument("--seed", type=int, default=0)
-    cmp.add_argument("--max-docs", type=int, default=None,
-                     help="use a stratified sample of this many documents")
-    cmp.add_argument("--output", type=Path, default=None,
-                     help="folder for results.md and results.json")
-    cmp.add_argument("--vectors", type=Path, default=None,
-                     help="word2vec/GloVe file for the *_vectors models")
-    cmp.add_argument("--vectors-dim", type=int, default=None,
-                     help="size of the --vectors vectors")
+    cmp.add_argument(
+        "--max-docs", type=int, default=None, help="use a stratified sample of this many documents"
+    )
+    cmp.add_argument(
+        "--output", type=Path, default=None, help="folder for results.md and results.json"
+    )
+    cmp.add_argument(
+        "--vectors", type=Path, default=None, help="word2vec/GloVe file for the *_vectors models"
+    )
+    cmp.add_argument("--vectors-dim", type=int, default=None, help="size of the --vectors vectors")
     cmp.add_argument("--list", action="store_true", help="list model names and exit")
 
     exp = commands.add_parser("explain", help="attention of a saved model as an HTML page")
@@ -56,8 +68,9 @@ def _explain(args) -> int:
 
     model = load(args.model)
     if args.file:
-        documents = [line for line in args.file.read_text(encoding="utf-8").splitlines()
-                     if line.strip()]
+        documents = [
+            line for line in args.file.read_text(encoding="utf-8").splitlines() if line.strip()
+        ]
     else:
         documents = args.text
     classifier = getattr(model, "classifier_", model)
@@ -85,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
         X, _, y, _ = train_test_split(
             X, y, train_size=args.max_docs, stratify=y, random_state=args.seed
         )
-    split = f"{args.cv}-fold CV" if args.cv else f"{1 - args.test_size:.0%}/{args.test_size:.0%} split"
+    split = (
+        f"{args.cv}-fold CV" if args.cv else f"{1 - args.test_size:.0%}/{args.test_size:.0%} split"
+    )
     print(f"{args.dataset}: {len(X)} documents, {split}, seed {args.seed}", flush=True)
     if args.output:
         args.output.mkdir(parents=True, exist_ok=True)
@@ -98,17 +113,25 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: attention of 8 test documents in {page}", flush=True)
 
     results = compare(
-        X, y, {name: models[name] for name in names},
-        cv=args.cv, test_size=args.test_size, random_state=args.seed,
-        progress=lambda line: print(line, flush=True), on_last_fold=render_attention,
+        X,
+        y,
+        {name: models[name] for name in names},
+        cv=args.cv,
+        test_size=args.test_size,
+        random_state=args.seed,
+        progress=lambda line: print(line, flush=True),
+        on_last_fold=render_attention,
     )
     table = format_table(results)
     print(table)
     if args.output:
         (args.output / "results.md").write_text(table + "\n")
-        (args.output / "results.json").write_text(json.dumps(
-            {"dataset": args.dataset, "split": split, "seed": args.seed, "results": results},
-            indent=2))
+        (args.output / "results.json").write_text(
+            json.dumps(
+                {"dataset": args.dataset, "split": split, "seed": args.seed, "results": results},
+                indent=2,
+            )
+        )
         try:
             plot_results(results, args.output / "results.png", f"{args.dataset}, {split}")
         except ImportError:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Sequence
 from numbers import Integral, Real
-from typing import Any, Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -24,15 +26,20 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 from skorch.callbacks import Checkpoint, EarlyStopping, GradientNormClipping, LRScheduler
-from torch.optim.lr_scheduler import CosineAnnealingLR
 from skorch.helper import predefined_split
+from torch.optim.lr_scheduler import CosineAnnealingLR
 
 from skattn.data import DocumentDataset
-from skattn.explain import Explanations
 from skattn.embeddings import check_embeddings_source, initial_vectors
+from skattn.explain import Explanations
 from skattn.net import AttentionNet, RestoreLastEpoch, torch_threads
 from skattn.text import TextEncoder
-from skattn.utils.validation import check_labels, check_sample_weight, check_text_input
+from skattn.utils.validation import (
+    check_labels,
+    check_same_length,
+    check_sample_weight,
+    check_text_input,
+)
 
 OPTIMIZERS = {
     "adam": torch.optim.Adam,
@@ -160,7 +167,11 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
                 self.net_.module_.load_state_dict(previous)
             else:
                 vectors, self.embedding_coverage_ = initial_vectors(
-                    self.embeddings, self.encoder_, corpus, self.embedding_dim, seed,
+                    self.embeddings,
+                    self.encoder_,
+                    corpus,
+                    self.embedding_dim,
+                    seed,
                     sentences=lambda: [
                         tokens
                         for doc in self.encoder_.tokenize([X[i] for i in order])
@@ -193,9 +204,7 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         if self.clip_grad_norm is not None:
             callbacks.append(("clip", GradientNormClipping(self.clip_grad_norm)))
         if self.lr_schedule == "cosine":
-            callbacks.append(
-                ("lr_schedule", LRScheduler(CosineAnnealingLR, T_max=self.max_epochs))
-            )
+            callbacks.append(("lr_schedule", LRScheduler(CosineAnnealingLR, T_max=self.max_epochs)))
         if self.early_stopping:
             callbacks.append(
                 # Validation loss rises from over-confidence while accuracy
@@ -281,10 +290,7 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         records = self._explain_records(X)
         if y is not None:
             y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-            if len(y) != len(X):
-                raise ValueError(
-                    f"X has {len(X)} documents but y has {len(y)} labels; they must match."
-                )
+            check_same_length(len(X), y)
             for record, label in zip(records, y):
                 record["true_label"] = label
         explanations = Explanations(records)
@@ -353,8 +359,7 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "net_")
         y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-        if len(y) != len(check_text_input(X)):
-            raise ValueError(f"X has {len(X)} documents but y has {len(y)} labels; they must match.")
+        check_same_length(len(check_text_input(X)), y)
         unseen = np.setdiff1d(np.unique(y), self.classes_)
         if len(unseen):
             raise ValueError(
@@ -363,7 +368,7 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
             )
         return super().score(X, y, sample_weight=sample_weight)
 
-    def save(self, path) -> "Path":
+    def save(self, path) -> Path:
         """Save the fitted estimator without pickle; see :func:`skattn.persistence.save`.
 
         Parameters

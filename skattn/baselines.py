@@ -16,7 +16,7 @@ Every size is a parameter; :func:`linear_baselines` returns them all.
 from __future__ import annotations
 
 import zlib
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -216,9 +216,11 @@ class MeanWordVectors(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def _analyzer(self):
-        return TextEncoder(lowercase=self.lowercase, token_pattern=self.token_pattern).build_analyzer()
+        return TextEncoder(
+            lowercase=self.lowercase, token_pattern=self.token_pattern
+        ).build_analyzer()
 
-    def fit(self, X: Sequence[str], y=None) -> "MeanWordVectors":
+    def fit(self, X: Sequence[str], y=None) -> MeanWordVectors:
         """Train word2vec on the documents ``X``."""
         analyze = self._analyzer()
         self.vectors_ = train_word2vec(

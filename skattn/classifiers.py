@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from numbers import Integral, Real
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -66,7 +67,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
     max_epochs : int, default=8
     batch_size : int, default=64
     lr : float, default=3e-3
-    optimizer : {"adam", "adamw", "sgd", "adagrad", "rmsprop"} or torch optimizer class, default="adam"
+    optimizer : {"adam", "adamw", "sgd", "adagrad", "rmsprop"} or optimizer class, default="adam"
     momentum : float, default=0.9
         Used by "sgd" and "rmsprop".
     weight_decay : float, default=0.0
@@ -122,7 +123,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
     --------
     >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
     >>> y = ["pos", "pos", "neg", "neg"] * 8
-    >>> clf = SelfAttentiveClassifier(max_epochs=10, random_state=0).fit(X, y)
+    >>> clf = SelfAttentiveClassifier(max_epochs=20, lr=0.01, random_state=0).fit(X, y)
     >>> clf.predict(["great", "bad"]).tolist()
     ['pos', 'neg']
     >>> clf.transform(["great"]).shape  # r * 2u
@@ -311,7 +312,8 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
 
     Attributes
     ----------
-    classes_, encoder_, net_, n_truncated_, embedding_coverage_ : see :class:`SelfAttentiveClassifier`
+    classes_, encoder_, net_, n_truncated_, embedding_coverage_
+        See :class:`SelfAttentiveClassifier`.
 
     Examples
     --------
@@ -437,7 +439,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         self.verbose = verbose
 
     @classmethod
-    def from_paper(cls, **overrides) -> "HierarchicalAttentionClassifier":
+    def from_paper(cls, **overrides) -> HierarchicalAttentionClassifier:
         """An estimator with the paper's settings (``PAPER_SETTINGS``), plus overrides.
 
         The paper does not give its learning rate; ``lr`` defaults to 0.1

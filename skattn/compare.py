@@ -8,7 +8,7 @@ the HAN paper (accuracy mean ± std), with fit time and prediction speed.
 from __future__ import annotations
 
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
@@ -17,8 +17,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from sklearn.pipeline import make_pipeline
 
-from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.baselines import linear_baselines
+from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.datasets import fetch_movie_reviews, fetch_sentence_polarity, fetch_trec
 
 
@@ -79,13 +79,13 @@ def available_models(
         "han_ave": factory(HierarchicalAttentionClassifier, pooling="mean"),
         "han_max": factory(HierarchicalAttentionClassifier, pooling="max"),
     }
-    for name, cls in [("self_attentive", SelfAttentiveClassifier),
-                      ("han", HierarchicalAttentionClassifier)]:
+    for name, cls in [
+        ("self_attentive", SelfAttentiveClassifier),
+        ("han", HierarchicalAttentionClassifier),
+    ]:
         models[f"{name}_w2v"] = factory(cls, embeddings="word2vec")
         if vectors is not None:
-            models[f"{name}_vectors"] = factory(
-                cls, embeddings=vectors, embedding_dim=vectors_dim
-            )
+            models[f"{name}_vectors"] = factory(cls, embeddings=vectors, embedding_dim=vectors_dim)
     baselines = {name: (lambda name=name: linear_baselines()[name]) for name in linear_baselines()}
     return {**models, **baselines, "tfidf_logreg": tfidf_logreg}
 
@@ -241,8 +241,10 @@ def plot_results(results: list[dict], path, title: str = "") -> None:
         [r["model"] for r in ordered],
         [100 * r["accuracy_mean"] for r in ordered],
         xerr=[100 * r["accuracy_std"] for r in ordered],
-        color=["#c44e52" if "self_attentive" in r["model"] or "han" in r["model"] else "#4c72b0"
-               for r in ordered],
+        color=[
+            "#c44e52" if "self_attentive" in r["model"] or "han" in r["model"] else "#4c72b0"
+            for r in ordered
+        ],
     )
     low = min(100 * r["accuracy_mean"] for r in ordered)
     ax.set_xlim(max(0, low - 10), 100)

@@ -8,7 +8,7 @@ of similar length so that little of each batch is padding.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import torch
@@ -44,7 +44,9 @@ class DocumentDataset(Dataset):
     def __init__(self, corpus: EncodedCorpus, y=None, sample_weight=None, hierarchical=False):
         self.corpus = corpus
         self.y = None if y is None else np.asarray(y, dtype=np.int64)
-        self.sample_weight = None if sample_weight is None else np.asarray(sample_weight, np.float32)
+        self.sample_weight = (
+            None if sample_weight is None else np.asarray(sample_weight, np.float32)
+        )
         self.hierarchical = hierarchical
         self.lengths = corpus.document_lengths
         self.sentence_counts = corpus.sentence_counts
@@ -106,7 +108,7 @@ class DocumentDataset(Dataset):
         y = None if self.y is None else torch.from_numpy(self.y[indices])
         return X, y
 
-    def subset(self, indices: np.ndarray) -> "DocumentDataset":
+    def subset(self, indices: np.ndarray) -> DocumentDataset:
         """A dataset of the given documents only, in the given order."""
         return _IndexedView(self, np.asarray(indices, dtype=np.int64))
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, clone
@@ -58,7 +59,7 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         self.classifier = classifier
         self.output = output
 
-    def fit(self, X: Sequence[str], y: Sequence[Any], sample_weight=None) -> "SelfAttentiveEmbedder":
+    def fit(self, X: Sequence[str], y: Sequence[Any], sample_weight=None) -> SelfAttentiveEmbedder:
         """Train the self-attentive network on ``(X, y)``.
 
         Parameters

@@ -190,19 +190,24 @@ def _lookup(source, vocabulary: Mapping[str, int]) -> dict[str, np.ndarray]:
             try:
                 from gensim.models import KeyedVectors
             except ImportError as error:  # pragma: no cover
-                raise ImportError("binary word2vec files need gensim: pip install "
-                                  "'skattn[word2vec]'") from error
+                raise ImportError(
+                    "binary word2vec files need gensim: pip install 'skattn[word2vec]'"
+                ) from error
             source = KeyedVectors.load_word2vec_format(str(path), binary=True)
         else:
             return read_text_vectors(path, vocabulary)
     if hasattr(source, "key_to_index"):  # gensim KeyedVectors
-        return {w: source.vectors[source.key_to_index[w]] for w in vocabulary
-                if w in source.key_to_index}
+        return {
+            w: source.vectors[source.key_to_index[w]]
+            for w in vocabulary
+            if w in source.key_to_index
+        }
     return {w: np.asarray(source[w], dtype=np.float32) for w in vocabulary if w in source}
 
 
-def pretrained_matrix(source, vocabulary: Mapping[str, int], vocab_size: int, dim: int,
-                      random_state: int = 0) -> tuple[np.ndarray, float]:
+def pretrained_matrix(
+    source, vocabulary: Mapping[str, int], vocab_size: int, dim: int, random_state: int = 0
+) -> tuple[np.ndarray, float]:
     """Embedding matrix from pretrained vectors, and the vocabulary coverage.
 
     Rows of known words are the given vectors unchanged; the others are
@@ -246,8 +251,9 @@ def pretrained_matrix(source, vocabulary: Mapping[str, int], vocab_size: int, di
     return matrix, len(found) / max(1, len(vocabulary))
 
 
-def initial_vectors(source, encoder, corpus: EncodedCorpus, dim: int, random_state: int,
-                    sentences=None):
+def initial_vectors(
+    source, encoder, corpus: EncodedCorpus, dim: int, random_state: int, sentences=None
+):
     """Resolve an estimator's ``embeddings`` parameter to (matrix or None, coverage).
 
     Parameters

@@ -46,9 +46,10 @@ def _rgba(red: int, green: int, blue: int, alpha: float) -> str:
 
 
 def _token(text: str, weight: float, shade: float, colour=(0, 0, 255)) -> str:
+    ink = ";color:#fff" if shade > 0.6 else ""  # readable on dark backgrounds
     return (
         f'<span class="tok" data-weight="{weight:.6f}" title="{weight:.4f}" '
-        f'style="background-color:{_rgba(*colour, shade)}">{html.escape(text)}</span>'
+        f'style="background-color:{_rgba(*colour, shade)}{ink}">{html.escape(text)}</span>'
     )
 
 
@@ -101,10 +102,7 @@ def _self_attentive_html(record: dict) -> str:
             for w in hop
         )
         rows.append(f'<tr><th class="label">hop {h}</th>{cells}</tr>')
-    return (
-        f'<div class="summed">{tokens}</div>'
-        f'<table class="hops">{"".join(rows)}</table>'
-    )
+    return f'<div class="summed">{tokens}</div><table class="hops">{"".join(rows)}</table>'
 
 
 def _hierarchical_html(record: dict) -> str:
@@ -144,7 +142,9 @@ def to_html(records: list[dict], title: str = "skattn attention") -> str:
     """
     body = []
     for i, record in enumerate(records):
-        inner = _hierarchical_html(record) if "sentences" in record else _self_attentive_html(record)
+        inner = (
+            _hierarchical_html(record) if "sentences" in record else _self_attentive_html(record)
+        )
         body.append(f'<div class="doc" id="doc{i}">{_header(record)}{inner}</div>')
     return (
         '<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
@@ -180,16 +180,30 @@ def to_frame(records: list[dict]):
             ):
                 p_s = float(record["sentence_attention"][s])
                 for position, token in enumerate(tokens):
-                    rows.append({"document": doc, "sentence": s, "position": position,
-                                 "token": token, "word_weight": float(p_w[position]),
-                                 "sentence_weight": p_s, "weight": float(w[position])})
+                    rows.append(
+                        {
+                            "document": doc,
+                            "sentence": s,
+                            "position": position,
+                            "token": token,
+                            "word_weight": float(p_w[position]),
+                            "sentence_weight": p_s,
+                            "weight": float(w[position]),
+                        }
+                    )
         else:
             summed = summed_attention(record)
             for position, token in enumerate(record["tokens"]):
-                row = {"document": doc, "sentence": 0, "position": position, "token": token,
-                       "weight": float(summed[position])}
-                row.update({f"hop_{h}": float(a[position])
-                            for h, a in enumerate(record["attention"])})
+                row = {
+                    "document": doc,
+                    "sentence": 0,
+                    "position": position,
+                    "token": token,
+                    "weight": float(summed[position]),
+                }
+                row.update(
+                    {f"hop_{h}": float(a[position]) for h, a in enumerate(record["attention"])}
+                )
                 rows.append(row)
     return pd.DataFrame(rows)
 
@@ -220,8 +234,11 @@ def plot(record: dict, ax=None):
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ImportError("plots need matplotlib: pip install 'skattn[plot]'") from error
     if ax is None:
-        width = (max(len(s) for s in record["sentences"]) + 1 if "sentences" in record
-                 else len(record["tokens"]))
+        width = (
+            max(len(s) for s in record["sentences"]) + 1
+            if "sentences" in record
+            else len(record["tokens"])
+        )
         rows = len(record["sentences"]) if "sentences" in record else 1 + len(record["attention"])
         fig, ax = plt.subplots(figsize=(min(20, 1 + 0.55 * width), 1 + 0.4 * rows))
     else:
@@ -237,8 +254,9 @@ def plot(record: dict, ax=None):
         ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap="Blues", vmin=0)
         ax.imshow(np.ma.masked_invalid(sentence_column), aspect="auto", cmap="Reds", vmin=0)
         for i, tokens in enumerate(record["sentences"]):
-            ax.text(0, i, f"{record['sentence_attention'][i]:.2f}", ha="center", va="center",
-                    fontsize=7)
+            ax.text(
+                0, i, f"{record['sentence_attention'][i]:.2f}", ha="center", va="center", fontsize=7
+            )
             for j, token in enumerate(tokens, start=1):
                 ax.text(j, i, token, ha="center", va="center", fontsize=7)
         ax.set_yticks(range(len(grid)), [f"s{i}" for i in range(len(grid))])

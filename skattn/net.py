@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import torch
@@ -87,7 +87,9 @@ class AttentionNet(NeuralNetClassifier):
                 embedding.weight.copy_(torch.as_tensor(vectors, dtype=embedding.weight.dtype))
         embedding.weight.requires_grad_(not freeze)
 
-    def iter_sorted_outputs(self, dataset: DocumentDataset) -> Iterator[tuple[np.ndarray, dict, tuple]]:
+    def iter_sorted_outputs(
+        self, dataset: DocumentDataset
+    ) -> Iterator[tuple[np.ndarray, dict, tuple]]:
         """Yield ``(document_indices, batch, module_output)`` over length-sorted batches."""
         order = np.argsort(dataset.sort_keys, kind="stable")
         self.module_.eval()

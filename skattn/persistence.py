@@ -41,9 +41,10 @@ def _registry() -> dict[str, type]:
     from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
     from skattn.embedders import SelfAttentiveEmbedder
 
-    return {cls.__name__: cls for cls in (
-        SelfAttentiveClassifier, HierarchicalAttentionClassifier, SelfAttentiveEmbedder
-    )}
+    return {
+        cls.__name__: cls
+        for cls in (SelfAttentiveClassifier, HierarchicalAttentionClassifier, SelfAttentiveEmbedder)
+    }
 
 
 def _is_json_value(value: Any) -> bool:
@@ -95,8 +96,11 @@ def save(estimator, path) -> Path:
     if name == "SelfAttentiveEmbedder":
         check_is_fitted(estimator, "classifier_")
         classifier = estimator.classifier_
-        metadata = {"class": name, "params": {"output": estimator.output},
-                    "inner": _classifier_state(classifier)}
+        metadata = {
+            "class": name,
+            "params": {"output": estimator.output},
+            "inner": _classifier_state(classifier),
+        }
     else:
         check_is_fitted(estimator, "net_")
         classifier = estimator
@@ -142,8 +146,11 @@ def _restore_classifier(state: dict, overrides: dict, weights: dict, path):
         )
     dropped = [n for n in state["unsaved_params"] if n not in overrides]
     if dropped:
-        warnings.warn(f"training-only parameters {dropped} were not stored and are None now.",
-                      UserWarning, stacklevel=3)
+        warnings.warn(
+            f"training-only parameters {dropped} were not stored and are None now.",
+            UserWarning,
+            stacklevel=3,
+        )
     estimator = cls(**{**params, **overrides})
     dtype = object if state["classes_dtype"] == "O" else np.dtype(state["classes_dtype"])
     estimator.classes_ = np.asarray(state["classes"], dtype=dtype)
@@ -188,14 +195,23 @@ def load(path, **params):
         with zipfile.ZipFile(path) as archive:
             metadata = json.loads(archive.read("metadata.json").decode("utf-8"))
             weights_bytes = archive.read("weights.pt")
-    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, UnicodeDecodeError,
-            zipfile.LargeZipFile, EOFError) as error:
+    except (
+        zipfile.BadZipFile,
+        KeyError,
+        json.JSONDecodeError,
+        UnicodeDecodeError,
+        zipfile.LargeZipFile,
+        EOFError,
+    ) as error:
         raise _invalid(path, f"{type(error).__name__}: {error}") from error
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
         raise _invalid(path, "it is not a skattn model archive")
     if metadata.get("format_version") != FORMAT_VERSION:
-        raise _invalid(path, f"format version {metadata.get('format_version')} is not "
-                             f"{FORMAT_VERSION}; use the skattn version that wrote it")
+        raise _invalid(
+            path,
+            f"format version {metadata.get('format_version')} is not "
+            f"{FORMAT_VERSION}; use the skattn version that wrote it",
+        )
     try:
         weights = torch.load(io.BytesIO(weights_bytes), weights_only=True)
     except Exception as error:  # torch raises several types on bad bytes

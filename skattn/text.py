@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from numbers import Integral
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -151,9 +151,7 @@ class EncodedCorpus:
 
     def sentences(self, i: int) -> list[np.ndarray]:
         """Token ids of each sentence of document ``i``."""
-        bounds = self.sentence_offsets[
-            self.document_offsets[i] : self.document_offsets[i + 1] + 1
-        ]
+        bounds = self.sentence_offsets[self.document_offsets[i] : self.document_offsets[i + 1] + 1]
         return [self.token_ids[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
@@ -360,7 +358,7 @@ class TextEncoder(BaseEstimator):
         return results
 
     # -- estimator API -----------------------------------------------------
-    def fit(self, X: Sequence[str], y=None) -> "TextEncoder":
+    def fit(self, X: Sequence[str], y=None) -> TextEncoder:
         """Build the vocabulary from documents.
 
         Parameters

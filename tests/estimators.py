@@ -2,7 +2,9 @@
 
 from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 
-COMMON = dict(embedding_dim=16, hidden_size=16, max_epochs=2, batch_size=32, lr=5e-3, random_state=0)
+COMMON = dict(
+    embedding_dim=16, hidden_size=16, max_epochs=2, batch_size=32, lr=5e-3, random_state=0
+)
 
 
 def small_self_attentive(**params):
@@ -24,10 +26,14 @@ SMALL_ESTIMATORS = {
 #: name -> a grid over a text parameter and two network parameters.
 GRIDS = {
     "SelfAttentiveClassifier": {
-        "min_count": [1, 2], "attention_hops": [1, 3], "penalty": [0.0, 1.0]
+        "min_count": [1, 2],
+        "attention_hops": [1, 3],
+        "penalty": [0.0, 1.0],
     },
     "HierarchicalAttentionClassifier": {
-        "min_count": [1, 2], "pooling": ["attention", "mean"], "context_dim": [4, 8]
+        "min_count": [1, 2],
+        "pooling": ["attention", "mean"],
+        "context_dim": [4, 8],
     },
 }
 

@@ -24,18 +24,24 @@ CATALOGUE = {
     "number document": case(X=GOOD_X[:3] + [3.5], error=TypeError, match=r"X\[3\] is float"),
     "mixed types": case(X=GOOD_X[:2] + [7, "x"], error=TypeError, match=r"X\[2\] is int"),
     "None document": case(X=GOOD_X[:2] + [None, "x"], error=TypeError, match=r"X\[2\] is None"),
-    "NaN document": case(X=["x", np.nan] + GOOD_X[2:], error=TypeError, match=r"X\[1\] is None/NaN"),
+    "NaN document": case(
+        X=["x", np.nan] + GOOD_X[2:], error=TypeError, match=r"X\[1\] is None/NaN"
+    ),
     "nested lists": case(X=[["a", "film"]] * 4, error=TypeError, match=r"X\[0\] is list"),
     "2-D array": case(X=np.array([GOOD_X, GOOD_X]).T, error=TypeError, match=r"shape \(4, 2\)"),
-    "DataFrame 2 columns": case(X=pd.DataFrame({"a": GOOD_X, "b": GOOD_X}), error=TypeError,
-                                match="2 columns"),
+    "DataFrame 2 columns": case(
+        X=pd.DataFrame({"a": GOOD_X, "b": GOOD_X}), error=TypeError, match="2 columns"
+    ),
     "sparse matrix": case(X=sp.csr_matrix(np.eye(4)), error=TypeError, match="sparse"),
     "a dict": case(X={"a": 1}, error=TypeError, match="is a dict"),
     "empty X": case(X=[], y=[], match="X is empty"),
     "empty string": case(X=GOOD_X[:3] + [""], match=r"X\[3\] is an empty"),
     "blank string": case(X=GOOD_X[:3] + [" \n\t"], match=r"X\[3\] is an empty"),
-    "no tokens": case(X=GOOD_X[:3] + ["!!! ..."], params={"token_pattern": r"\w+"},
-                      match=r"1 document\(s\) that yield no token .*index 3"),
+    "no tokens": case(
+        X=GOOD_X[:3] + ["!!! ..."],
+        params={"token_pattern": r"\w+"},
+        match=r"1 document\(s\) that yield no token .*index 3",
+    ),
     # what y is
     "length mismatch": case(y=GOOD_Y[:3], match="4 documents but y has 3"),
     "single class": case(y=["pos"] * 4, match="single class"),
@@ -45,34 +51,50 @@ CATALOGUE = {
     "2-D labels": case(y=np.zeros((4, 2)), match="y has shape"),
     "negative sample weight": case(params={"_sample_weight": [1, -1, 1, 1]}, match="sample_weight"),
     # absurd hyperparameters
-    "attention_hops=0": case(params={"attention_hops": 0}, error=InvalidParameterError,
-                             match="attention_hops"),
-    "negative penalty": case(params={"penalty": -1.0}, error=InvalidParameterError, match="penalty"),
-    "unknown pooling": case(params={"pooling": "avg"}, error=InvalidParameterError, match="pooling"),
+    "attention_hops=0": case(
+        params={"attention_hops": 0}, error=InvalidParameterError, match="attention_hops"
+    ),
+    "negative penalty": case(
+        params={"penalty": -1.0}, error=InvalidParameterError, match="penalty"
+    ),
+    "unknown pooling": case(
+        params={"pooling": "avg"}, error=InvalidParameterError, match="pooling"
+    ),
     "dropout=1": case(params={"dropout": 1.0}, error=InvalidParameterError, match="dropout"),
     "negative lr": case(params={"lr": -0.1}, error=InvalidParameterError, match="lr"),
     "max_length=0": case(params={"max_length": 0}, error=InvalidParameterError, match="max_length"),
-    "unknown optimizer": case(params={"optimizer": "lbfgs-ish"}, error=InvalidParameterError,
-                              match="optimizer"),
-    "max_sentences=0": case(params={"max_sentences": 0}, error=InvalidParameterError,
-                            match="max_sentences"),
-    "unknown sentence_split": case(params={"sentence_split": "paragraphs"},
-                                   error=InvalidParameterError, match="sentence_split"),
+    "unknown optimizer": case(
+        params={"optimizer": "lbfgs-ish"}, error=InvalidParameterError, match="optimizer"
+    ),
+    "max_sentences=0": case(
+        params={"max_sentences": 0}, error=InvalidParameterError, match="max_sentences"
+    ),
+    "unknown sentence_split": case(
+        params={"sentence_split": "paragraphs"}, error=InvalidParameterError, match="sentence_split"
+    ),
     "min_count=0": case(params={"min_count": 0}, error=InvalidParameterError, match="min_count"),
-    "min_count above every count": case(params={"min_count": 1000},
-                                        match="min_count=1000 leaves an empty vocabulary"),
-    "hidden_size=0": case(params={"hidden_size": 0}, error=InvalidParameterError,
-                          match="hidden_size"),
-    "missing vectors file": case(params={"embeddings": "/no/such/vectors.txt"},
-                                 error=FileNotFoundError, match="neither one of"),
+    "min_count above every count": case(
+        params={"min_count": 1000}, match="min_count=1000 leaves an empty vocabulary"
+    ),
+    "hidden_size=0": case(
+        params={"hidden_size": 0}, error=InvalidParameterError, match="hidden_size"
+    ),
+    "missing vectors file": case(
+        params={"embeddings": "/no/such/vectors.txt"},
+        error=FileNotFoundError,
+        match="neither one of",
+    ),
     # after fit
-    "unseen label at score": case(stage="score", y=["pos", "neg", "meh", "pos"],
-                                  match=r"never seen in fit: \['meh'\]"),
+    "unseen label at score": case(
+        stage="score", y=["pos", "neg", "meh", "pos"], match=r"never seen in fit: \['meh'\]"
+    ),
     "length mismatch at score": case(stage="score", y=GOOD_Y[:3], match="4 documents but y has 3"),
-    "None at predict": case(stage="predict", X=["fine", None], error=TypeError,
-                            match=r"X\[1\] is None"),
-    "no tokens at predict": case(stage="predict", X=["!?"], params={"token_pattern": r"\w+"},
-                                 match="yield no token"),
+    "None at predict": case(
+        stage="predict", X=["fine", None], error=TypeError, match=r"X\[1\] is None"
+    ),
+    "no tokens at predict": case(
+        stage="predict", X=["!?"], params={"token_pattern": r"\w+"}, match="yield no token"
+    ),
 }
 
 

@@ -49,13 +49,22 @@ def test_bag_of_means_equals_hand_built_word2vec_average(polarity_split):
     X_train, X_test, y_train, y_test = polarity_split
     ours = linear_baselines()["bag_of_means"].fit(X_train, y_train)
     analyze = TextEncoder().build_analyzer()
-    model = Word2Vec([analyze(d) for d in X_train], vector_size=100, window=5, min_count=1,
-                     epochs=10, sg=1, workers=1, seed=0, hashfxn=stable_hash)
+    model = Word2Vec(
+        [analyze(d) for d in X_train],
+        vector_size=100,
+        window=5,
+        min_count=1,
+        epochs=10,
+        sg=1,
+        workers=1,
+        seed=0,
+        hashfxn=stable_hash,
+    )
 
     def mean_vectors(docs):
-        return np.stack([
-            np.mean([model.wv[t] for t in analyze(d) if t in model.wv], axis=0) for d in docs
-        ])
+        return np.stack(
+            [np.mean([model.wv[t] for t in analyze(d) if t in model.wv], axis=0) for d in docs]
+        )
 
     clf = LogisticRegression(C=10.0, max_iter=2000).fit(mean_vectors(X_train), y_train)
     np.testing.assert_array_equal(ours.predict(X_test), clf.predict(mean_vectors(X_test)))

@@ -11,10 +11,22 @@ from skattn.compare import compare, tfidf_logreg
 
 @pytest.mark.slow
 def test_compare_command_writes_table_and_json(tmp_path, capsys):
-    code = main([
-        "compare", "--dataset", "sentence_polarity", "--models", "self_attentive,tfidf_logreg",
-        "--quick", "--max-docs", "600", "--cv", "2", "--output", str(tmp_path),
-    ])
+    code = main(
+        [
+            "compare",
+            "--dataset",
+            "sentence_polarity",
+            "--models",
+            "self_attentive,tfidf_logreg",
+            "--quick",
+            "--max-docs",
+            "600",
+            "--cv",
+            "2",
+            "--output",
+            str(tmp_path),
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert printed.count("fold 1/2") == 2 and printed.count("fold 2/2") == 2

@@ -1,6 +1,5 @@
 """scikit-learn conventions, run on every attention estimator."""
 
-
 import numpy as np
 import pytest
 import sklearn.utils.estimator_checks as sk_checks
@@ -8,8 +7,9 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import Pipeline
 
-from estimators import GRIDS, SMALL_ESTIMATORS
 from skattn.utils.estimator_checks import text_estimator_checks
+
+from estimators import GRIDS, SMALL_ESTIMATORS
 
 DATA_FREE_CHECKS = [
     "check_estimator_cloneable",

@@ -49,9 +49,7 @@ def test_data_home_order_argument_then_environment(monkeypatch, tmp_path):
 def _local_remote(monkeypatch, sha256=None):
     source = Path(os.environ["SKATTN_DATA"]) / "qc.zip"
     digest = sha256 or hashlib.sha256(source.read_bytes()).hexdigest()
-    monkeypatch.setitem(
-        datasets.REMOTE_FILES, "qc", RemoteFile("qc.zip", source.as_uri(), digest)
-    )
+    monkeypatch.setitem(datasets.REMOTE_FILES, "qc", RemoteFile("qc.zip", source.as_uri(), digest))
 
 
 def test_missing_file_downloads_with_checksum(monkeypatch, tmp_path):

@@ -9,8 +9,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from estimators import small_self_attentive
 from skattn import SelfAttentiveEmbedder
+
+from estimators import small_self_attentive
 
 
 @pytest.fixture(scope="module")
@@ -59,10 +60,12 @@ def test_pipelines_around_the_embedder(polarity_small, polarity_split):
     labels = KMeans(2, n_init=3, random_state=0).fit_predict(pipe[0].transform(X_test))
     assert set(labels) == {0, 1}
     frame = pd.DataFrame({"text": X, "length": [len(d) for d in X]})
-    columns = ColumnTransformer([
-        ("text", SelfAttentiveEmbedder(small_self_attentive(), output="mean"), "text"),
-        ("length", StandardScaler(), ["length"]),
-    ])
+    columns = ColumnTransformer(
+        [
+            ("text", SelfAttentiveEmbedder(small_self_attentive(), output="mean"), "text"),
+            ("length", StandardScaler(), ["length"]),
+        ]
+    )
     model = make_pipeline(columns, LogisticRegression(max_iter=1000)).fit(frame, y)
     assert columns.transform(frame).shape == (len(X), 32 + 1)
     assert set(model.predict(frame)) <= {"neg", "pos"}

@@ -67,8 +67,9 @@ def _check_rows(est, vectors, frozen):
 
 @pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
 @pytest.mark.parametrize("form", ["dict", "glove_file", "word2vec_text", "keyedvectors"])
-def test_pretrained_vectors_fill_the_rows_of_known_words(make, form, given_vectors, tmp_path,
-                                                         polarity_small):
+def test_pretrained_vectors_fill_the_rows_of_known_words(
+    make, form, given_vectors, tmp_path, polarity_small
+):
     X, y = polarity_small
     if form == "dict":
         source = given_vectors
@@ -80,9 +81,13 @@ def test_pretrained_vectors_fill_the_rows_of_known_words(make, form, given_vecto
     else:
         source = tmp_path / "vectors.txt"
         header = f"{len(given_vectors)} 16\n" if form == "word2vec_text" else ""
-        source.write_text(header + "".join(
-            w + " " + " ".join(repr(float(x)) for x in v) + "\n" for w, v in given_vectors.items()
-        ))
+        source.write_text(
+            header
+            + "".join(
+                w + " " + " ".join(repr(float(x)) for x in v) + "\n"
+                for w, v in given_vectors.items()
+            )
+        )
     frozen = make(embeddings=source, freeze_embeddings=True).fit(X, y)
     _check_rows(frozen, given_vectors, frozen=True)
     tuned = make(embeddings=source).fit(X, y)

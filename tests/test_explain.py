@@ -7,8 +7,9 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from estimators import SMALL_ESTIMATORS
 from skattn.explain import hierarchical_word_weights, summed_attention
+
+from estimators import SMALL_ESTIMATORS
 
 HOSTILE = "<script>alert('x')</script> a fine & moving film"
 
@@ -47,7 +48,8 @@ def test_frame_has_one_row_per_token(fitted, polarity_small):
     assert len(frame) == n_tokens and set(frame["document"]) == set(range(5))
     first = explanations[0]
     weights = (
-        np.concatenate(hierarchical_word_weights(first)) if "sentences" in first
+        np.concatenate(hierarchical_word_weights(first))
+        if "sentences" in first
         else summed_attention(first)
     )
     np.testing.assert_allclose(frame[frame.document == 0]["weight"], weights, rtol=1e-6)
@@ -86,7 +88,8 @@ def test_html_is_well_formed_escaped_and_shows_each_token_once(fitted):
     assert "script" not in collector.tags
     for doc, record in enumerate(explanations):
         tokens = (
-            [t for s in record["sentences"] for t in s] if "sentences" in record
+            [t for s in record["sentences"] for t in s]
+            if "sentences" in record
             else record["tokens"]
         )
         shown = [text for _, text in collector.tokens][: len(tokens)] if doc == 0 else None

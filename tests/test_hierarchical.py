@@ -28,8 +28,9 @@ def _batch(docs, **encoder_params):
 @pytest.fixture
 def net():
     torch.manual_seed(0)
-    return HierarchicalAttentionNet(60, 3, embedding_dim=8, word_hidden=5, sentence_hidden=4,
-                                    context_dim=6, chunk_size=2).eval()
+    return HierarchicalAttentionNet(
+        60, 3, embedding_dim=8, word_hidden=5, sentence_hidden=4, context_dim=6, chunk_size=2
+    ).eval()
 
 
 def test_weights_sum_to_one_over_real_positions_and_are_zero_on_padding(net):
@@ -84,8 +85,13 @@ def small_han():
     X = ["A great film. I loved it.", "Truly great!", "A bad film. I hated it.", "Truly bad!"]
     y = ["pos", "pos", "neg", "neg"]
     clf = HierarchicalAttentionClassifier(
-        embedding_dim=8, hidden_size=6, sentence_hidden_size=5, context_dim=4,
-        max_sentences=2, max_epochs=2, random_state=0,
+        embedding_dim=8,
+        hidden_size=6,
+        sentence_hidden_size=5,
+        context_dim=4,
+        max_sentences=2,
+        max_epochs=2,
+        random_state=0,
     )
     return clf.fit(X * 4, y * 4)
 
@@ -117,7 +123,9 @@ def test_explain_matches_the_forward_pass(small_han):
         out = module(**X)
     for i, e in enumerate(explained):
         n = len(e["sentences"])
-        np.testing.assert_allclose(e["sentence_attention"], out.sentence_attention[i, :n], rtol=1e-5)
+        np.testing.assert_allclose(
+            e["sentence_attention"], out.sentence_attention[i, :n], rtol=1e-5
+        )
         for j, weights in enumerate(e["word_attention"]):
             np.testing.assert_allclose(weights, out.word_attention[i, j, : len(weights)], rtol=1e-5)
 
@@ -129,9 +137,15 @@ def test_learns_movie_reviews():
         X, y, test_size=0.2, stratify=y, random_state=0
     )
     clf = HierarchicalAttentionClassifier(
-        sentence_split="lines", max_sentences=25, max_sentence_length=30,
-        embedding_dim=50, hidden_size=25, sentence_hidden_size=25, context_dim=50,
-        max_epochs=3, random_state=0,
+        sentence_split="lines",
+        max_sentences=25,
+        max_sentence_length=30,
+        embedding_dim=50,
+        hidden_size=25,
+        sentence_hidden_size=25,
+        context_dim=50,
+        max_epochs=3,
+        random_state=0,
     ).fit(X_train, y_train)
     accuracy = clf.score(X_test, y_test)
     print(f"movie_reviews held-out accuracy: {accuracy:.4f}")

@@ -6,9 +6,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from estimators import SMALL_ESTIMATORS, small_self_attentive
 from skattn import SelfAttentiveEmbedder, load
 from skattn.__main__ import main
+
+from estimators import SMALL_ESTIMATORS, small_self_attentive
 
 
 @pytest.fixture(scope="module", params=list(SMALL_ESTIMATORS))
@@ -45,8 +46,10 @@ def test_code_parameters_must_be_supplied_again(polarity_small, tmp_path):
     np.testing.assert_array_equal(load(path, tokenizer=str.split).predict(X), clf.predict(X))
 
 
-@pytest.mark.parametrize("damage", ["truncated", "garbage", "foreign_zip", "bad_weights",
-                                    "future_version", "wrong_shapes"])
+@pytest.mark.parametrize(
+    "damage",
+    ["truncated", "garbage", "foreign_zip", "bad_weights", "future_version", "wrong_shapes"],
+)
 def test_damaged_files_give_clear_errors(damage, fitted, tmp_path):
     path = fitted.save(tmp_path / "model.skattn")
     raw = path.read_bytes()
@@ -87,8 +90,21 @@ def test_failed_save_leaves_the_previous_file_intact(fitted, tmp_path, monkeypat
 def test_explain_command_writes_html(fitted, tmp_path, capsys):
     model = fitted.save(tmp_path / "model.skattn")
     output = tmp_path / "page.html"
-    assert main(["explain", str(model), "--text", "a <b>fine</b> film", "--text", "dull",
-                 "--output", str(output)]) == 0
+    assert (
+        main(
+            [
+                "explain",
+                str(model),
+                "--text",
+                "a <b>fine</b> film",
+                "--text",
+                "dull",
+                "--output",
+                str(output),
+            ]
+        )
+        == 0
+    )
     page = output.read_text(encoding="utf-8")
     assert page.count('class="doc"') == 2 and "&lt;" in page and "<b>fine" not in page
     assert "wrote attention of 2 document(s)" in capsys.readouterr().out

@@ -10,9 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from skorch.callbacks import Callback
 
-from estimators import SMALL_ESTIMATORS
 from skattn import load
 from skattn.text import TextEncoder
+
+from estimators import SMALL_ESTIMATORS
 
 by_estimator = pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
 
@@ -27,9 +28,7 @@ class _InterruptAt(Callback):
         self.saved, self.batches = {}, 0
 
     def on_epoch_end(self, net, **kwargs):
-        self.saved[len(net.history)] = {
-            k: v.clone() for k, v in net.module_.state_dict().items()
-        }
+        self.saved[len(net.history)] = {k: v.clone() for k, v in net.module_.state_dict().items()}
 
     def on_batch_end(self, net, **kwargs):
         self.batches += 1
@@ -63,8 +62,9 @@ def test_best_validation_epoch_is_checkpointed_and_restored(make, polarity_small
 
 
 @by_estimator
-def test_checkpoints_use_a_fresh_temporary_directory_per_fit(make, polarity_small, monkeypatch,
-                                                            tmp_path):
+def test_checkpoints_use_a_fresh_temporary_directory_per_fit(
+    make, polarity_small, monkeypatch, tmp_path
+):
     X, y = polarity_small
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile

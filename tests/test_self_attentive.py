@@ -29,9 +29,17 @@ def test_penalty_makes_hops_less_redundant(polarity_split):
     # Long enough for hops to leave the near-uniform start, where AAᵀ is
     # small off the diagonal whatever the penalty.
     params = dict(
-        embedding_dim=32, hidden_size=32, attention_dim=16, attention_hops=4,
-        mlp_hidden=32, max_epochs=4, batch_size=64, lr=5e-3, lr_schedule="constant",
-        min_count=1, random_state=0,
+        embedding_dim=32,
+        hidden_size=32,
+        attention_dim=16,
+        attention_hops=4,
+        mlp_hidden=32,
+        max_epochs=4,
+        batch_size=64,
+        lr=5e-3,
+        lr_schedule="constant",
+        min_count=1,
+        random_state=0,
     )
     sample = slice(0, 4000)
     off_diagonal = {}

@@ -18,7 +18,7 @@ parametrisation).
 from __future__ import annotations
 
 import pickle
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from scipy.special import expit

@@ -73,9 +73,26 @@ def check_text_input(X: Any, *, name: str = "X") -> list[str]:
                 f"{name}[{i}] is bytes; documents must be str. Decode them first, "
                 "e.g. doc.decode('utf-8') (or the encoding of your files)."
             )
-        what = "None/NaN" if doc is None or (isinstance(doc, float) and doc != doc) else type(doc).__name__
+        what = (
+            "None/NaN"
+            if doc is None or (isinstance(doc, float) and doc != doc)
+            else type(doc).__name__
+        )
         raise TypeError(f"{name}[{i}] is {what}, not str; {_HINT}.")
     return list(X)
+
+
+def check_same_length(n_documents: int, y) -> None:
+    """Raise if ``y`` does not hold one label per document.
+
+    Examples
+    --------
+    >>> check_same_length(2, ["pos", "neg"])
+    """
+    if len(y) != n_documents:
+        raise ValueError(
+            f"X has {n_documents} documents but y has {len(y)} labels; they must match."
+        )
 
 
 def check_labels(y: Any, n_samples: int) -> np.ndarray:
@@ -110,8 +127,7 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
     y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     if y.ndim != 1:
         raise ValueError(f"y has shape {y.shape}; expected one label per document (1-D).")
-    if len(y) != n_samples:
-        raise ValueError(f"X has {n_samples} documents but y has {len(y)} labels; they must match.")
+    check_same_length(n_samples, y)
     if y.dtype.kind == "O" and any(label is None for label in y):
         raise ValueError("y holds None; every document needs a label.")
     if y.dtype.kind == "f" and np.isnan(y).any():
