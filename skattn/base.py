@@ -127,16 +127,7 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         y = check_labels(y, len(X))
         weights = None if sample_weight is None else check_sample_weight(sample_weight, len(X))
         warm = self.warm_start and hasattr(self, "net_")
-        if warm:
-            unseen = np.setdiff1d(np.unique(y), self.classes_)
-            if len(unseen):
-                raise ValueError(
-                    f"warm_start: y holds labels the model was not trained on: "
-                    f"{unseen[:5].tolist()}; the classes are {self.classes_.tolist()}."
-                )
-            classes, y_encoded = self.classes_, np.searchsorted(self.classes_, y)
-        else:
-            classes, y_encoded = np.unique(y, return_inverse=True)
+        classes, y_encoded = self._encode_labels(y, warm)
         # A canonical order makes the fitted model independent of the order
         # the samples came in (batches, split and vectors all follow it);
         # errors still name positions in the caller's order.
@@ -162,27 +153,44 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
                     tempfile.TemporaryDirectory(prefix="skattn-fit-")
                 )
             if warm:
-                previous = self.net_.module_.state_dict()
-                self.net_ = self._make_net(valid, checkpoint_dir).initialize()
-                self.net_.module_.load_state_dict(previous)
+                self._continue_net(valid, checkpoint_dir)
             else:
-                vectors, self.embedding_coverage_ = initial_vectors(
-                    self.embeddings,
-                    self.encoder_,
-                    corpus,
-                    self.embedding_dim,
-                    seed,
-                    sentences=lambda: [
-                        tokens
-                        for doc in self.encoder_.tokenize([X[i] for i in order])
-                        for tokens in doc
-                    ],
-                )
-                self.net_ = self._make_net(valid, checkpoint_dir).initialize()
-                self.net_.load_embeddings(vectors, freeze=self.freeze_embeddings)
+                self._new_net(valid, checkpoint_dir, corpus, [X[i] for i in order], seed)
             self.net_.partial_fit(train, y=None)
         self.n_truncated_ = corpus.n_truncated
         return self
+
+    def _encode_labels(self, y: np.ndarray, warm: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Classes and labels as indices into them (a warm start keeps its classes)."""
+        if not warm:
+            return np.unique(y, return_inverse=True)
+        unseen = np.setdiff1d(np.unique(y), self.classes_)
+        if len(unseen):
+            raise ValueError(
+                f"warm_start: y holds labels the model was not trained on: "
+                f"{unseen[:5].tolist()}; the classes are {self.classes_.tolist()}."
+            )
+        return self.classes_, np.searchsorted(self.classes_, y)
+
+    def _new_net(self, valid, checkpoint_dir, corpus, documents: list[str], seed: int) -> None:
+        """A freshly initialised network, its embedding set from ``embeddings``."""
+        vectors, self.embedding_coverage_ = initial_vectors(
+            self.embeddings,
+            self.encoder_,
+            corpus,
+            self.embedding_dim,
+            seed,
+            sentences=lambda: [s for doc in self.encoder_.tokenize(documents) for s in doc],
+        )
+        self.net_ = self._make_net(valid, checkpoint_dir).initialize()
+        self.net_.load_embeddings(vectors, freeze=self.freeze_embeddings)
+
+    def _continue_net(self, valid, checkpoint_dir) -> None:
+        """A new training loop (fresh optimizer) around the current weights."""
+        previous = self.net_.module_.state_dict()
+        self.net_ = self._make_net(valid, checkpoint_dir).initialize()
+        self.net_.module_.load_state_dict(previous)
+        self.net_.load_embeddings(None, freeze=self.freeze_embeddings)
 
     def _split(self, dataset: DocumentDataset, y: np.ndarray, seed: int):
         fraction = self.validation_fraction
