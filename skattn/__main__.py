@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 from sklearn.model_selection import train_test_split
 
 from skattn.compare import available_models, compare, format_table, load_dataset, plot_results
@@ -31,13 +32,21 @@ def _parser() -> argparse.ArgumentParser:
         "compare", help="attention models vs linear baselines on a corpus, same folds"
     )
     cmp.add_argument(
-        "--dataset", default="sentence_polarity", help="sentence_polarity, movie_reviews or trec"
+        "--dataset",
+        default="sentence_polarity",
+        help="sentence_polarity, movie_reviews, trec, or a .csv/.jsonl file",
     )
+    cmp.add_argument("--text-column", default="text", help="text column of a file")
+    cmp.add_argument("--label-column", default="label", help="label column of a file")
     cmp.add_argument(
         "--models", default=None, help="comma-separated model names (default: all); see --list"
     )
     cmp.add_argument(
-        "--cv", type=int, default=None, help="K for stratified K-fold; default: one 80/20 split"
+        "--cv",
+        type=int,
+        default=None,
+        help="K for stratified K-fold; default: the corpus' fixed split (trec), "
+        "else one stratified hold-out split of --test-size",
     )
     cmp.add_argument("--test-size", type=float, default=0.2)
     cmp.add_argument("--quick", action="store_true", help="small models, few epochs")
@@ -93,14 +102,23 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"unknown model(s) {unknown}; known: {sorted(models)}", file=sys.stderr)
         return 2
-    X, y = load_dataset(args.dataset)
-    if args.max_docs and args.max_docs < len(X):
-        X, _, y, _ = train_test_split(
-            X, y, train_size=args.max_docs, stratify=y, random_state=args.seed
-        )
-    split = (
-        f"{args.cv}-fold CV" if args.cv else f"{1 - args.test_size:.0%}/{args.test_size:.0%} split"
+    corpus = load_dataset(
+        args.dataset, text_column=args.text_column, label_column=args.label_column
     )
+    X, y, test_mask = corpus.X, corpus.y, corpus.test_mask
+    if args.max_docs and args.max_docs < len(X):
+        keep, _ = train_test_split(
+            np.arange(len(X)), train_size=args.max_docs, stratify=y, random_state=args.seed
+        )
+        keep = np.sort(keep)
+        X, y = [X[i] for i in keep], y[keep]
+        test_mask = None if test_mask is None else test_mask[keep]
+    if args.cv:
+        split = f"{args.cv}-fold CV"
+    elif test_mask is not None:
+        split = "fixed train/test split"
+    else:
+        split = f"{1 - args.test_size:.0%}/{args.test_size:.0%} split"
     print(f"{args.dataset}: {len(X)} documents, {split}, seed {args.seed}", flush=True)
     if args.output:
         args.output.mkdir(parents=True, exist_ok=True)
@@ -118,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         {name: models[name] for name in names},
         cv=args.cv,
         test_size=args.test_size,
+        test_mask=test_mask,
         random_state=args.seed,
         progress=lambda line: print(line, flush=True),
         on_last_fold=render_attention,

@@ -7,8 +7,12 @@ the HAN paper (accuracy mean ± std), with fit time and prediction speed.
 
 from __future__ import annotations
 
+import csv
+import json
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
@@ -42,8 +46,9 @@ def available_models(
     """Name → factory of every model the comparison knows.
 
     Attention models: ``self_attentive`` (pooling "flatten"),
-    ``self_attentive_max`` / ``_mean`` (pooling over hops), ``han`` (HN-ATT),
-    ``han_ave`` (HN-AVE), ``han_max`` (HN-MAX); each default model also as
+    ``self_attentive_max`` / ``_mean`` (pooling over hops), ``han`` (also
+    ``HN-ATT``), ``han_ave`` (``HN-AVE``), ``han_max`` (``HN-MAX``); each
+    default model also as
     ``*_w2v`` (word2vec trained on the fit data) and, when ``vectors`` is
     given, ``*_vectors`` (those pretrained vectors). Baselines: the five of
     :func:`skattn.baselines.linear_baselines` and ``tfidf_logreg``.
@@ -64,7 +69,7 @@ def available_models(
     Examples
     --------
     >>> sorted(available_models())[:4]
-    ['bag_of_means', 'bow', 'bow_tfidf', 'han']
+    ['HN-ATT', 'HN-AVE', 'HN-MAX', 'bag_of_means']
     """
     quick_params = {"max_epochs": 2, "embedding_dim": 50} if quick else {}
 
@@ -86,30 +91,92 @@ def available_models(
         models[f"{name}_w2v"] = factory(cls, embeddings="word2vec")
         if vectors is not None:
             models[f"{name}_vectors"] = factory(cls, embeddings=vectors, embedding_dim=vectors_dim)
+    # The paper's names for the hierarchical variants.
+    models.update(
+        {"HN-ATT": models["han"], "HN-AVE": models["han_ave"], "HN-MAX": models["han_max"]}
+    )
     baselines = {name: (lambda name=name: linear_baselines()[name]) for name in linear_baselines()}
     return {**models, **baselines, "tfidf_logreg": tfidf_logreg}
 
 
-def load_dataset(name: str, data_home=None) -> tuple[list[str], np.ndarray]:
-    """Documents and labels of a named corpus.
+@dataclass
+class Corpus:
+    """Documents, labels and, when the corpus has one, its fixed test split."""
+
+    X: list[str]
+    y: np.ndarray
+    test_mask: np.ndarray | None = None
+
+
+def read_table(path, text_column: str = "text", label_column: str = "label") -> Corpus:
+    """Documents and labels from a CSV or JSON Lines file.
 
     Parameters
     ----------
-    name : {"sentence_polarity", "movie_reviews", "trec"}
-    data_home : str or path-like, optional
+    path : str or path-like
+        ``.csv`` (with a header row) or ``.jsonl`` (one JSON object a line).
+    text_column, label_column : str
+        The columns (keys) holding the text and the label.
 
     Returns
     -------
-    (list of str, ndarray)
+    Corpus
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "d.csv")
+    >>> _ = open(path, "w").write("text,label\\ngood film,pos\\nbad film,neg\\n")
+    >>> read_table(path).y.tolist()
+    ['pos', 'neg']
     """
-    loaders = {
-        "sentence_polarity": fetch_sentence_polarity,
-        "movie_reviews": fetch_movie_reviews,
-        "trec": lambda **kw: fetch_trec(subset="all", **kw),
-    }
-    if name not in loaders:
-        raise ValueError(f"dataset must be one of {sorted(loaders)}, got {name!r}.")
-    return loaders[name](data_home=data_home, return_X_y=True)
+    path = Path(path)
+    with open(path, encoding="utf-8", newline="") as handle:
+        if path.suffix.lower() == ".csv":
+            rows = list(csv.DictReader(handle))
+        elif path.suffix.lower() in (".jsonl", ".ndjson"):
+            rows = [json.loads(line) for line in handle if line.strip()]
+        else:
+            raise ValueError(f"{path}: expected a .csv or .jsonl file.")
+    if not rows:
+        raise ValueError(f"{path} holds no rows.")
+    for column in (text_column, label_column):
+        if column not in rows[0]:
+            raise ValueError(f"{path} has no column {column!r}; its columns are {sorted(rows[0])}.")
+    return Corpus(
+        [row[text_column] for row in rows], np.asarray([row[label_column] for row in rows])
+    )
+
+
+def load_dataset(name: str, data_home=None, text_column="text", label_column="label") -> Corpus:
+    """A named corpus, or a CSV/JSON Lines file of documents and labels.
+
+    Parameters
+    ----------
+    name : {"sentence_polarity", "movie_reviews", "trec"} or path to .csv/.jsonl
+        TREC comes with its fixed train/test split (``test_mask``).
+    data_home : str or path-like, optional
+    text_column, label_column : str
+        Columns of a file.
+
+    Returns
+    -------
+    Corpus
+    """
+    if name == "trec":
+        train = fetch_trec(subset="train", data_home=data_home)
+        test = fetch_trec(subset="test", data_home=data_home)
+        mask = np.r_[np.zeros(len(train.data), bool), np.ones(len(test.data), bool)]
+        return Corpus(train.data + test.data, np.r_[train.target, test.target], mask)
+    loaders = {"sentence_polarity": fetch_sentence_polarity, "movie_reviews": fetch_movie_reviews}
+    if name in loaders:
+        return Corpus(*loaders[name](data_home=data_home, return_X_y=True))
+    if Path(name).suffix.lower() in (".csv", ".jsonl", ".ndjson"):
+        return read_table(name, text_column, label_column)
+    raise ValueError(
+        f"dataset must be one of ['movie_reviews', 'sentence_polarity', 'trec'] or a "
+        f".csv/.jsonl file, got {name!r}."
+    )
 
 
 def compare(
@@ -119,6 +186,7 @@ def compare(
     *,
     cv: int | None = 5,
     test_size: float = 0.2,
+    test_mask: np.ndarray | None = None,
     random_state: int = 0,
     progress: Callable[[str], None] = print,
     on_last_fold: Callable[[str, BaseEstimator, np.ndarray, np.ndarray], None] | None = None,
@@ -132,9 +200,12 @@ def compare(
     models : dict of str to callable
         Name → factory returning an unfitted estimator.
     cv : int or None, default=5
-        Stratified K-fold (shuffled with ``random_state``); None: one
-        stratified hold-out split of ``test_size``.
+        Stratified K-fold (shuffled with ``random_state``); None: the fixed
+        split of ``test_mask`` if given, else one stratified hold-out split
+        of ``test_size``.
     test_size : float, default=0.2
+    test_mask : ndarray of bool, optional
+        A corpus' own test documents (used when ``cv`` is None).
     random_state : int, default=0
     progress : callable, default=print
         Receives one line per model and fold.
@@ -158,12 +229,13 @@ def compare(
     """
     X = np.asarray(X, dtype=object)
     y = np.asarray(y)
-    splitter = (
-        StratifiedKFold(cv, shuffle=True, random_state=random_state)
-        if cv
-        else StratifiedShuffleSplit(1, test_size=test_size, random_state=random_state)
-    )
-    splits = list(splitter.split(X, y))
+    if cv:
+        splits = list(StratifiedKFold(cv, shuffle=True, random_state=random_state).split(X, y))
+    elif test_mask is not None:
+        splits = [(np.flatnonzero(~test_mask), np.flatnonzero(test_mask))]
+    else:
+        splitter = StratifiedShuffleSplit(1, test_size=test_size, random_state=random_state)
+        splits = list(splitter.split(X, y))
     results = []
     for name, factory in models.items():
         accuracies, fit_seconds, predict_rates = [], [], []

@@ -55,3 +55,55 @@ def test_all_models_see_the_same_folds(polarity_small):
     X, y = polarity_small
     results = compare(X, y, {"a": tfidf_logreg, "b": tfidf_logreg}, cv=3, progress=lambda _: None)
     assert results[0]["accuracies"] == results[1]["accuracies"]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_compare_reads_a_csv_or_jsonl_file(fmt, tmp_path, polarity_small, capsys):
+    X, y = polarity_small
+    path = tmp_path / f"data.{fmt}"
+    if fmt == "csv":
+        import csv
+
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["review", "sentiment"])
+            writer.writerows(zip(X, y))
+    else:
+        path.write_text(
+            "".join(json.dumps({"review": t, "sentiment": s}) + "\n" for t, s in zip(X, y)),
+            encoding="utf-8",
+        )
+    code = main(
+        [
+            "compare",
+            "--dataset",
+            str(path),
+            "--text-column",
+            "review",
+            "--label-column",
+            "sentiment",
+            "--models",
+            "tfidf_logreg,bow",
+            "--cv",
+            "3",
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert f"{len(X)} documents, 3-fold CV" in out and out.count("fold 3/3") == 2
+
+
+def test_trec_uses_its_fixed_split(capsys):
+    assert main(["compare", "--dataset", "trec", "--models", "bow_tfidf"]) == 0
+    out = capsys.readouterr().out
+    assert "5952 documents, fixed train/test split" in out and "fold 1/1" in out
+    accuracy = float(out.split("accuracy ")[1].split(",")[0])
+    assert accuracy > 0.8  # TREC coarse, BOW TFIDF: ~87% published on this copy
+
+
+def test_paper_names_of_the_variants():
+    from skattn.compare import available_models
+
+    models = available_models()
+    assert models["HN-AVE"]().pooling == "mean" and models["HN-MAX"]().pooling == "max"
+    assert models["HN-ATT"]().pooling == "attention"

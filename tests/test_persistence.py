@@ -108,3 +108,12 @@ def test_explain_command_writes_html(fitted, tmp_path, capsys):
     page = output.read_text(encoding="utf-8")
     assert page.count('class="doc"') == 2 and "&lt;" in page and "<b>fine" not in page
     assert "wrote attention of 2 document(s)" in capsys.readouterr().out
+
+
+def test_joblib_still_works(fitted, polarity_small, tmp_path):
+    import joblib
+
+    X, _ = polarity_small
+    joblib.dump(fitted, tmp_path / "model.joblib")
+    restored = joblib.load(tmp_path / "model.joblib")
+    np.testing.assert_array_equal(restored.predict_proba(X), fitted.predict_proba(X))

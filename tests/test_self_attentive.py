@@ -66,3 +66,23 @@ def test_explain_and_transform_match_the_network(polarity_small):
         alone = clf.explain([doc])[0]["attention"]
         np.testing.assert_allclose(e["attention"], alone, rtol=1e-5, atol=1e-7)
     np.testing.assert_array_equal([e["prediction"] for e in explained], clf.predict(docs))
+
+
+def test_explain_equals_the_module_forward_pass(polarity_small):
+    import torch
+
+    from skattn.data import DocumentDataset
+
+    X, y = polarity_small
+    clf = SelfAttentiveClassifier(
+        embedding_dim=16, hidden_size=8, attention_hops=3, max_epochs=1, random_state=0
+    ).fit(X, y)
+    docs = X[:6]
+    X_batch, _ = DocumentDataset(clf.encoder_.encode(docs)).collate(range(6))
+    module = clf.net_.module_.eval()
+    with torch.no_grad():
+        out = module(**X_batch)
+    for i, record in enumerate(clf.explain(docs)):
+        n = len(record["tokens"])
+        np.testing.assert_allclose(record["attention"], out.attention[i, :, :n], rtol=1e-5)
+        np.testing.assert_allclose(record["proba"], torch.softmax(out.logits[i], 0), rtol=1e-5)
