@@ -1,7 +1,8 @@
 """Exact bidirectional LSTM on CPU: our reverse-in-place encoder vs pack_padded_sequence.
 
-Times forward and backward of one training batch of real sentence lengths
-(sentence_polarity) for three encoders:
+Times forward and backward of training batches with real sentence lengths
+(sentence_polarity), drawn at random or as length buckets (neighbours in
+sorted order, as the training sampler builds them), for three encoders:
 - ``gather``: skattn's BiRNNEncoder (exact);
 - ``packed``: torch's bidirectional LSTM on pack_padded_sequence (exact);
 - ``padded``: torch's bidirectional LSTM on the padded batch (inexact: the
@@ -39,9 +40,16 @@ def main() -> None:
     torch.manual_seed(0)
 
     X, _ = fetch_sentence_polarity(return_X_y=True)
-    lengths = TextEncoder().fit_encode(X).document_lengths
+    lengths = np.sort(TextEncoder().fit_encode(X).document_lengths)
     rng = np.random.RandomState(0)
-    batches = [torch.from_numpy(rng.choice(lengths, args.batch)) for _ in range(args.repeat)]
+    compositions = {
+        "random": [rng.choice(lengths, args.batch) for _ in range(args.repeat)],
+        # neighbours in the sorted lengths: what the bucketing sampler builds
+        "bucketed": [
+            lengths[start : start + args.batch]
+            for start in rng.randint(0, len(lengths) - args.batch, args.repeat)
+        ],
+    }
 
     ours = BiRNNEncoder(args.dim, args.hidden)
     torch_lstm = nn.LSTM(args.dim, args.hidden, batch_first=True, bidirectional=True)
@@ -59,18 +67,21 @@ def main() -> None:
 
     report("threads", args.threads)
     report("batch", args.batch)
-    for name, fn in [("gather", run_gather), ("packed", run_packed), ("padded", run_padded)]:
-        forward = backward = 0.0
-        for n in batches:
-            x = torch.randn(len(n), int(n.max()), args.dim, requires_grad=True)
-            start = time.perf_counter()
-            out = fn(x, n)
-            mid = time.perf_counter()
-            out.sum().backward()
-            forward += mid - start
-            backward += time.perf_counter() - mid
-        report(f"{name}_forward_ms_per_batch", 1000 * forward / len(batches), "ms")
-        report(f"{name}_backward_ms_per_batch", 1000 * backward / len(batches), "ms")
+    for batches_name, batches in compositions.items():
+        for name, fn in [("gather", run_gather), ("packed", run_packed), ("padded", run_padded)]:
+            forward = backward = 0.0
+            for n in batches:
+                n = torch.from_numpy(np.ascontiguousarray(n))
+                x = torch.randn(len(n), int(n.max()), args.dim, requires_grad=True)
+                start = time.perf_counter()
+                out = fn(x, n)
+                mid = time.perf_counter()
+                out.sum().backward()
+                forward += mid - start
+                backward += time.perf_counter() - mid
+            prefix = f"{batches_name}_{name}"
+            report(f"{prefix}_forward_ms_per_batch", 1000 * forward / len(batches), "ms")
+            report(f"{prefix}_backward_ms_per_batch", 1000 * backward / len(batches), "ms")
 
 
 if __name__ == "__main__":

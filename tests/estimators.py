@@ -1,6 +1,6 @@
 """Small, fast configurations of every public estimator, for convention tests."""
 
-from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier, SelfAttentiveEmbedder
 
 COMMON = dict(
     embedding_dim=16, hidden_size=16, max_epochs=2, batch_size=32, lr=5e-3, random_state=0
@@ -42,3 +42,11 @@ LENGTH_LIMITS = {
     "SelfAttentiveClassifier": "max_length",
     "HierarchicalAttentionClassifier": "max_sentence_length",
 }
+
+
+def small_embedder(**params):
+    return SelfAttentiveEmbedder(small_self_attentive(), **params)
+
+
+#: Every public estimator that learns from text and labels, for the conformance checks.
+ALL_ESTIMATORS = {**SMALL_ESTIMATORS, "SelfAttentiveEmbedder": small_embedder}

@@ -2,43 +2,13 @@
 
 import numpy as np
 import pytest
-import sklearn.utils.estimator_checks as sk_checks
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import Pipeline
 
-from skattn.utils.estimator_checks import text_estimator_checks
-
 from estimators import GRIDS, SMALL_ESTIMATORS
 
-DATA_FREE_CHECKS = [
-    "check_estimator_cloneable",
-    "check_estimator_repr",
-    "check_no_attributes_set_in_init",
-    "check_do_not_raise_errors_in_init_or_set_params",
-    "check_mixin_order",
-    "check_valid_tag_types",
-    "check_estimator_tags_renamed",
-    "check_get_params_invariance",
-    "check_set_params",
-    "check_parameters_default_constructible",
-    "check_param_validation",
-    "check_estimator_sparse_tag",
-]
-
 pytestmark = pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
-
-
-@pytest.mark.parametrize("check", list(text_estimator_checks()), ids=lambda c: c.__name__)
-def test_text_data_checks(make, check, polarity_small):
-    X, y = polarity_small
-    check(make(), X, y)
-
-
-@pytest.mark.parametrize("check", DATA_FREE_CHECKS)
-def test_scikit_learn_data_free_checks(make, check):
-    estimator = make()
-    getattr(sk_checks, check)(type(estimator).__name__, estimator)
 
 
 def test_tags_declare_text_input(make):

@@ -28,6 +28,17 @@ from sklearn.exceptions import NotFittedError
 TextCheck = Callable[[object, list, np.ndarray], None]
 
 
+def _outputs(estimator, X) -> np.ndarray:
+    """What the estimator computes: probabilities for a classifier, else its transform."""
+    if hasattr(estimator, "predict_proba"):
+        return estimator.predict_proba(X)
+    return estimator.transform(X)
+
+
+def _is_classifier(estimator) -> bool:
+    return hasattr(estimator, "predict_proba")
+
+
 def check_fit_returns_self(estimator, X, y) -> None:
     """``fit`` returns the estimator itself."""
     est = clone(estimator)
@@ -49,26 +60,28 @@ def check_pickle_round_trip(estimator, X, y) -> None:
     """A pickled and unpickled estimator predicts exactly as the original."""
     est = clone(estimator).fit(X, y)
     restored = pickle.loads(pickle.dumps(est))
-    np.testing.assert_array_equal(restored.predict_proba(X), est.predict_proba(X))
+    np.testing.assert_array_equal(_outputs(restored, X), _outputs(est, X))
 
 
 def check_idempotent_fit(estimator, X, y) -> None:
     """Fitting twice on the same data gives the same model as fitting once."""
     est = clone(estimator)
-    first = est.fit(X, y).predict_proba(X)
-    np.testing.assert_array_equal(est.fit(X, y).predict_proba(X), first)
+    first = _outputs(est.fit(X, y), X)
+    np.testing.assert_array_equal(_outputs(est.fit(X, y), X), first)
 
 
 def check_sample_order_independence(estimator, X, y) -> None:
     """The fitted model does not depend on the order of the training samples."""
     order = np.random.RandomState(0).permutation(len(X))
-    plain = clone(estimator).fit(X, y).predict_proba(X)
+    plain = _outputs(clone(estimator).fit(X, y), X)
     shuffled = clone(estimator).fit([X[i] for i in order], np.asarray(y)[order])
-    np.testing.assert_allclose(shuffled.predict_proba(X), plain, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(_outputs(shuffled, X), plain, rtol=1e-6, atol=1e-7)
 
 
 def check_label_types(estimator, X, y) -> None:
     """String, integer and boolean labels come back as given, as values of ``classes_``."""
+    if not _is_classifier(estimator):
+        return
     first = np.asarray(y) == np.unique(y)[0]
     for labels in (np.where(first, "yes", "no"), np.where(first, 7, -3), first):
         est = clone(estimator).fit(X, labels)
@@ -80,6 +93,8 @@ def check_label_types(estimator, X, y) -> None:
 
 def check_probabilities(estimator, X, y) -> None:
     """Probabilities sum to 1 and agree with ``predict`` and ``decision_function``."""
+    if not _is_classifier(estimator):
+        return
     est = clone(estimator).fit(X, y)
     proba = est.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-10)
@@ -93,8 +108,8 @@ def check_probabilities(estimator, X, y) -> None:
 
 def check_unit_sample_weight(estimator, X, y) -> None:
     """``sample_weight`` of ones gives the same model as no weights."""
-    plain = clone(estimator).fit(X, y).predict_proba(X)
-    ones = clone(estimator).fit(X, y, sample_weight=np.ones(len(X))).predict_proba(X)
+    plain = _outputs(clone(estimator).fit(X, y), X)
+    ones = _outputs(clone(estimator).fit(X, y, sample_weight=np.ones(len(X))), X)
     np.testing.assert_array_equal(ones, plain)
 
 
@@ -139,9 +154,12 @@ def text_estimator_checks() -> Iterator[TextCheck]:
 def check_text_estimator(estimator, X, y) -> None:
     """Run every text data check on ``estimator`` with documents ``X`` and labels ``y``.
 
+    Classifiers are compared through ``predict_proba``; supervised
+    transformers through ``transform`` (the label checks then do not apply).
+
     Parameters
     ----------
-    estimator : scikit-learn classifier reading raw text
+    estimator : scikit-learn classifier or supervised transformer reading raw text
         Deterministic for a fixed ``random_state`` (set one).
     X : list of str
         A few hundred real documents make the checks meaningful and fast.

@@ -1,0 +1,42 @@
+"""scikit-learn conformance of every public estimator: its data-free checks, our text checks."""
+
+import pytest
+import sklearn.utils.estimator_checks as sk_checks
+from sklearn.base import clone
+
+from skattn import TextEncoder
+from skattn.utils.estimator_checks import text_estimator_checks
+
+from estimators import ALL_ESTIMATORS
+
+#: The checks scikit-learn's suite runs without data (with string=True,
+#: two_d_array=False it skips every check that needs numeric 2-D X).
+DATA_FREE_CHECKS = [
+    "check_estimator_cloneable",
+    "check_estimator_repr",
+    "check_no_attributes_set_in_init",
+    "check_do_not_raise_errors_in_init_or_set_params",
+    "check_mixin_order",
+    "check_valid_tag_types",
+    "check_estimator_tags_renamed",
+    "check_get_params_invariance",
+    "check_set_params",
+    "check_parameters_default_constructible",
+    "check_param_validation",
+    "check_estimator_sparse_tag",
+]
+
+PUBLIC = {**{name: make() for name, make in ALL_ESTIMATORS.items()}, "TextEncoder": TextEncoder()}
+
+
+@pytest.mark.parametrize("name", list(PUBLIC))
+@pytest.mark.parametrize("check", DATA_FREE_CHECKS)
+def test_scikit_learn_data_free_checks(name, check):
+    getattr(sk_checks, check)(name, clone(PUBLIC[name]))
+
+
+@pytest.mark.parametrize("name", list(ALL_ESTIMATORS))
+@pytest.mark.parametrize("check", list(text_estimator_checks()), ids=lambda c: c.__name__)
+def test_text_data_checks(name, check, polarity_small):
+    X, y = polarity_small
+    check(ALL_ESTIMATORS[name](), X, y)
