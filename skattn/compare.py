@@ -16,28 +16,11 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
-from sklearn.pipeline import make_pipeline
 
-from skattn.baselines import linear_baselines
+from skattn.baselines import linear_baselines, tfidf_logreg
 from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.datasets import fetch_movie_reviews, fetch_sentence_polarity, fetch_trec
-
-
-def tfidf_logreg() -> BaseEstimator:
-    """TF-IDF (unigrams and bigrams) + logistic regression: the reference baseline.
-
-    Examples
-    --------
-    >>> tfidf_logreg().steps[-1][0]
-    'logisticregression'
-    """
-    return make_pipeline(
-        TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True),
-        LogisticRegression(C=10.0, max_iter=1000),
-    )
 
 
 def available_models(
