@@ -115,6 +115,10 @@ def save(estimator, path) -> Path:
         with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("metadata.json", json.dumps(metadata))
             archive.writestr("weights.pt", weights.getvalue())
+        # mkstemp makes the file private (0600); give it the usual permissions.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
         os.replace(temporary, path)
     finally:
         if os.path.exists(temporary):

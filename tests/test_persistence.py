@@ -1,6 +1,7 @@
 """Safe save/load: identical predictions, clear errors on bad files, no pickle."""
 
 import json
+import os
 import zipfile
 
 import numpy as np
@@ -25,6 +26,9 @@ def test_round_trip_gives_identical_predictions(fitted, polarity_small, tmp_path
     assert type(restored) is type(fitted) and restored.get_params() == fitted.get_params()
     np.testing.assert_array_equal(restored.predict_proba(X), fitted.predict_proba(X))
     assert restored.predict(X[:3]).dtype == fitted.classes_.dtype
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # not left private by mkstemp
     with zipfile.ZipFile(path) as archive:
         assert sorted(archive.namelist()) == ["metadata.json", "weights.pt"]
         assert json.loads(archive.read("metadata.json"))["format_version"] == 1
