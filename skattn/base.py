@@ -146,7 +146,7 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
             dataset = DocumentDataset(
                 corpus, y_encoded, weights, hierarchical=self._hierarchical
             ).subset(order)
-            train, valid = self._split(dataset, y_encoded[order], seed)
+            train, valid = self._split(dataset, seed)
             checkpoint_dir = None
             if valid is not None:
                 checkpoint_dir = self.checkpoint_dir or stack.enter_context(
@@ -192,14 +192,14 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         self.net_.module_.load_state_dict(previous)
         self.net_.load_embeddings(None, freeze=self.freeze_embeddings)
 
-    def _split(self, dataset: DocumentDataset, y: np.ndarray, seed: int):
+    def _split(self, dataset: DocumentDataset, seed: int):
         fraction = self.validation_fraction
         if fraction is None and self.early_stopping:
             fraction = 0.1
         if fraction is None:
             return dataset, None
         train_idx, valid_idx = train_test_split(
-            np.arange(len(dataset)), test_size=fraction, stratify=y, random_state=seed
+            np.arange(len(dataset)), test_size=fraction, stratify=dataset.labels, random_state=seed
         )
         return dataset.subset(train_idx), dataset.subset(valid_idx)
 
@@ -264,13 +264,12 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         )
 
     # -- inference -----------------------------------------------------------
-    def _dataset(self, X: Sequence[str]) -> DocumentDataset:
+    def _outputs(self, X: Sequence[str], fields: Sequence[str], corpus=None) -> dict[str, Any]:
+        """Module outputs for documents ``X`` (or for their ``corpus``, already encoded)."""
         check_is_fitted(self, "net_")
-        corpus = self.encoder_.encode(X)
-        return DocumentDataset(corpus, hierarchical=self._hierarchical)
-
-    def _outputs(self, X: Sequence[str], fields: Sequence[str]) -> dict[str, Any]:
-        dataset = self._dataset(X)
+        if corpus is None:
+            corpus = self.encoder_.encode(X)
+        dataset = DocumentDataset(corpus, hierarchical=self._hierarchical)
         with torch_threads(self.threads):
             return self.net_.predict_outputs(dataset, fields)
 
@@ -306,9 +305,11 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
 
     def _explained_outputs(self, X: list[str], fields: Sequence[str]):
         """Tokens, the given module outputs and class probabilities of each document."""
-        outputs = self._outputs(X, ("logits", *fields))
+        check_is_fitted(self, "net_")
+        corpus, tokens = self.encoder_.encode(X, return_tokens=True)
+        outputs = self._outputs(X, ("logits", *fields), corpus=corpus)
         probas = softmax(outputs["logits"].astype(np.float64), axis=1)
-        return self.encoder_.tokenize(X), outputs, probas
+        return tokens, outputs, probas
 
     def decision_function(self, X: Sequence[str]) -> np.ndarray:
         """Raw scores: logits (n, n_classes), or log-odds of ``classes_[1]`` (n,) if binary.

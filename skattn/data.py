@@ -41,18 +41,26 @@ class DocumentDataset(Dataset):
     ([[2, 3, 4], [2, 0, 0]], [3, 1])
     """
 
-    def __init__(self, corpus: EncodedCorpus, y=None, sample_weight=None, hierarchical=False):
+    def __init__(
+        self, corpus: EncodedCorpus, y=None, sample_weight=None, hierarchical=False, index=None
+    ):
         self.corpus = corpus
         self.y = None if y is None else np.asarray(y, dtype=np.int64)
         self.sample_weight = (
             None if sample_weight is None else np.asarray(sample_weight, np.float32)
         )
         self.hierarchical = hierarchical
-        self.lengths = corpus.document_lengths
-        self.sentence_counts = corpus.sentence_counts
+        self.index = np.arange(len(corpus)) if index is None else np.asarray(index, np.int64)
+        self.lengths = corpus.document_lengths[self.index]
+        self.sentence_counts = corpus.sentence_counts[self.index]
 
     def __len__(self) -> int:
-        return len(self.corpus)
+        return len(self.index)
+
+    @property
+    def labels(self) -> np.ndarray | None:
+        """The encoded labels of the documents this dataset exposes, in its order."""
+        return None if self.y is None else self.y[self.index]
 
     def __getitem__(self, index: int) -> int:
         # Items are indices: collate gathers a whole batch in one pass.
@@ -71,7 +79,7 @@ class DocumentDataset(Dataset):
         Parameters
         ----------
         indices : list of int
-            Documents of the batch.
+            Positions in this dataset of the batch's documents.
 
         Returns
         -------
@@ -83,7 +91,7 @@ class DocumentDataset(Dataset):
             Plus ``sample_weight`` (batch,) when the dataset has weights.
         y : Tensor of int64, shape (batch,), or None
         """
-        indices = np.asarray(indices, dtype=np.int64)
+        indices = self.index[np.asarray(indices, dtype=np.int64)]
         corpus = self.corpus
         if self.hierarchical:
             counts = corpus.sentence_counts[indices]
@@ -91,8 +99,7 @@ class DocumentDataset(Dataset):
             token_starts = corpus.sentence_offsets[sentence_ids]
             lengths = corpus.sentence_offsets[sentence_ids + 1] - token_starts
             # (documents, sentences) layout: skorch needs one batch dimension.
-            slots = np.zeros((len(indices), int(counts.max())), dtype=bool)
-            slots[np.arange(slots.shape[1])[None, :] < counts[:, None]] = True
+            slots = np.arange(int(counts.max()))[None, :] < counts[:, None]
             words = _pad(corpus.token_ids, token_starts, lengths)
             tokens = np.full(slots.shape + (words.shape[1],), PAD_ID, dtype=np.int64)
             tokens[slots] = words
@@ -100,7 +107,7 @@ class DocumentDataset(Dataset):
             sentence_lengths[slots] = lengths
             X = {"tokens": torch.from_numpy(tokens), "lengths": torch.from_numpy(sentence_lengths)}
         else:
-            lengths = self.lengths[indices]
+            lengths = corpus.document_lengths[indices]
             tokens = _pad(corpus.token_ids, corpus.document_token_offsets[indices], lengths)
             X = {"tokens": torch.from_numpy(tokens), "lengths": torch.from_numpy(lengths.copy())}
         if self.sample_weight is not None:
@@ -109,26 +116,14 @@ class DocumentDataset(Dataset):
         return X, y
 
     def subset(self, indices: np.ndarray) -> DocumentDataset:
-        """A dataset of the given documents only, in the given order."""
-        return _IndexedView(self, np.asarray(indices, dtype=np.int64))
-
-
-class _IndexedView(DocumentDataset):
-    """``base`` restricted and reordered to ``indices`` without copying ids."""
-
-    def __init__(self, base: DocumentDataset, indices: np.ndarray):
-        self.base = base
-        self.indices = indices
-        self.hierarchical = base.hierarchical
-        self.lengths = base.lengths[indices]
-        self.sentence_counts = base.sentence_counts[indices]
-        self.y = None if base.y is None else base.y[indices]
-
-    def __len__(self) -> int:
-        return len(self.indices)
-
-    def collate(self, indices):
-        return self.base.collate(self.indices[np.asarray(indices, dtype=np.int64)])
+        """The documents at ``indices`` of this dataset, in that order (ids are not copied)."""
+        return DocumentDataset(
+            self.corpus,
+            self.y,
+            self.sample_weight,
+            self.hierarchical,
+            index=self.index[np.asarray(indices, dtype=np.int64)],
+        )
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

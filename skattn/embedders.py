@@ -74,9 +74,15 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         """
         self._validate_params()
         classifier = SelfAttentiveClassifier() if self.classifier is None else self.classifier
-        self.classifier_ = clone(classifier).fit(X, y, sample_weight=sample_weight)
-        hops, width = self.classifier_.attention_hops, 2 * self.classifier_.hidden_size
-        self.n_features_out_ = hops * width if self.output == "flatten" else width
+        return self._use_fitted(clone(classifier).fit(X, y, sample_weight=sample_weight))
+
+    def _use_fitted(self, classifier: SelfAttentiveClassifier) -> SelfAttentiveEmbedder:
+        """Take a fitted classifier as ``classifier_`` (from ``fit`` or ``load``)."""
+        self.classifier_ = classifier
+        width = 2 * classifier.hidden_size
+        self.n_features_out_ = (
+            classifier.attention_hops * width if self.output == "flatten" else width
+        )
         return self
 
     def transform_3d(self, X: Sequence[str]) -> np.ndarray:

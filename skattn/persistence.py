@@ -69,8 +69,8 @@ def _classifier_state(clf) -> dict[str, Any]:
         "unsaved_params": unsaved,
         "classes": classes.tolist(),
         "classes_dtype": classes.dtype.str if classes.dtype.kind != "O" else "O",
-        "id_to_token": clf.encoder_.id_to_token_,
-        "token_counts": clf.encoder_.token_counts_.tolist(),
+        "tokens": clf.encoder_.id_to_token_[2:],
+        "token_counts": clf.encoder_.token_counts_[2:].tolist(),
         "n_truncated": int(clf.n_truncated_),
         "embedding_coverage": clf.embedding_coverage_,
     }
@@ -161,9 +161,7 @@ def _restore_classifier(state: dict, overrides: dict, weights: dict, path):
     from skattn.text import TextEncoder
 
     encoder = TextEncoder(**{n: getattr(estimator, n) for n in estimator._text_params})
-    encoder.id_to_token_ = list(state["id_to_token"])
-    encoder.vocabulary_ = {t: i for i, t in enumerate(encoder.id_to_token_) if i > 1}
-    encoder.token_counts_ = np.asarray(state["token_counts"], dtype=np.int64)
+    encoder._set_vocabulary(state["tokens"], state["token_counts"])
     estimator.encoder_ = encoder
     estimator.n_truncated_ = state["n_truncated"]
     estimator.embedding_coverage_ = state["embedding_coverage"]
@@ -224,15 +222,9 @@ def load(path, **params):
         if metadata["class"] == "SelfAttentiveEmbedder":
             from skattn.embedders import SelfAttentiveEmbedder
 
-            embedder = SelfAttentiveEmbedder(output=metadata["params"]["output"])
-            embedder.classifier_ = _restore_classifier(metadata["inner"], params, weights, path)
-            embedder.classifier = embedder.classifier_
-            clf = embedder.classifier_
-            width = 2 * clf.hidden_size
-            embedder.n_features_out_ = (
-                clf.attention_hops * width if embedder.output == "flatten" else width
-            )
-            return embedder
+            classifier = _restore_classifier(metadata["inner"], params, weights, path)
+            embedder = SelfAttentiveEmbedder(classifier, output=metadata["params"]["output"])
+            return embedder._use_fitted(classifier)
         return _restore_classifier(metadata, params, weights, path)
     except KeyError as error:
         raise _invalid(path, f"missing field {error}") from error

@@ -308,51 +308,46 @@ class TextEncoder(BaseEstimator):
         >>> TextEncoder(sentence_split="punctuation").tokenize(["Good. Very good!"])
         [[['good', '.'], ['very', 'good', '!']]]
         """
-        return [self._tokenize_one(doc)[0] for doc in X]
+        tokenize_one = self._document_tokenizer()
+        return [tokenize_one(doc)[0] for doc in X]
 
-    def _tokenize_one(self, text: str) -> tuple[list[list[str]], bool]:
-        analyze, split = self._analyzer(), self._splitter()
-        sentences = [tokens for s in split(text) if (tokens := analyze(s))]
-        truncated = False
-        if self.max_sentences is not None and len(sentences) > self.max_sentences:
-            sentences, truncated = sentences[: self.max_sentences], True
-        if self.max_sentence_length is not None:
-            limit = self.max_sentence_length
-            truncated |= any(len(s) > limit for s in sentences)
-            sentences = [s[:limit] for s in sentences]
-        if self.max_length is not None:
-            budget, kept = self.max_length, []
-            for tokens in sentences:
-                if budget <= 0:
-                    truncated = True
-                    break
-                truncated |= len(tokens) > budget
-                kept.append(tokens[:budget])
-                budget -= len(tokens)
-            sentences = kept
-        return sentences, truncated
+    def _document_tokenizer(self) -> Callable[[str], tuple[list[list[str]], bool]]:
+        """``text -> (kept sentences as token lists, whether truncated)``, by the rule above."""
+        analyze, split = self.build_analyzer(), self.build_sentence_splitter()
 
-    # Built once per call of fit/encode; not stored (closures do not pickle).
-    def _analyzer(self):
-        return self.__dict__.get("_analyze_cache") or self.build_analyzer()
+        def tokenize_one(text: str) -> tuple[list[list[str]], bool]:
+            sentences = [tokens for s in split(text) if (tokens := analyze(s))]
+            truncated = False
+            if self.max_sentences is not None and len(sentences) > self.max_sentences:
+                sentences, truncated = sentences[: self.max_sentences], True
+            if self.max_sentence_length is not None:
+                limit = self.max_sentence_length
+                truncated |= any(len(s) > limit for s in sentences)
+                sentences = [s[:limit] for s in sentences]
+            if self.max_length is not None:
+                budget, kept = self.max_length, []
+                for tokens in sentences:
+                    if budget <= 0:
+                        truncated = True
+                        break
+                    truncated |= len(tokens) > budget
+                    kept.append(tokens[:budget])
+                    budget -= len(tokens)
+                sentences = kept
+            return sentences, truncated
 
-    def _splitter(self):
-        return self.__dict__.get("_split_cache") or self.build_sentence_splitter()
+        return tokenize_one
 
     def _tokenized(self, X: Sequence[str], name: str):
         """Tokenise validated documents; fail on any that yields no token."""
-        self._analyze_cache = self.build_analyzer()
-        self._split_cache = self.build_sentence_splitter()
-        try:
-            results = [self._tokenize_one(doc) for doc in X]
-        finally:
-            del self._analyze_cache, self._split_cache
+        tokenize_one = self._document_tokenizer()
+        results = [tokenize_one(doc) for doc in X]
         empty = [i for i, (sentences, _) in enumerate(results) if not sentences]
         if empty:
-            shown = ", ".join(map(str, empty[:5]))
+            shown = ", ".join(map(str, empty[:5])) + (", ..." if len(empty) > 5 else "")
             raise ValueError(
                 f"{name} has {len(empty)} document(s) that yield no token "
-                f"(first at index {shown}); every document needs at least one "
+                f"(at index {shown}); every document needs at least one "
                 "token of the tokenizer (check token_pattern/tokenizer)."
             )
         return results
@@ -391,9 +386,13 @@ class TextEncoder(BaseEstimator):
                 f"min_count={self.min_count} leaves an empty vocabulary: the most frequent "
                 f"token is seen {max(counts.values())} times."
             )
-        self.id_to_token_ = [PAD_TOKEN, UNK_TOKEN] + [token for token, _ in kept]
+        self._set_vocabulary([token for token, _ in kept], [count for _, count in kept])
+
+    def _set_vocabulary(self, tokens: list[str], counts: list[int]) -> None:
+        """Make ``tokens`` (most frequent first) the vocabulary, ids from 2 on."""
+        self.id_to_token_ = [PAD_TOKEN, UNK_TOKEN] + list(tokens)
         self.vocabulary_ = {token: i for i, token in enumerate(self.id_to_token_) if i > UNK_ID}
-        self.token_counts_ = np.array([0, 0] + [c for _, c in kept], dtype=np.int64)
+        self.token_counts_ = np.array([0, 0] + list(counts), dtype=np.int64)
 
     @property
     def vocab_size_(self) -> int:
@@ -401,7 +400,7 @@ class TextEncoder(BaseEstimator):
         check_is_fitted(self, "vocabulary_")
         return len(self.id_to_token_)
 
-    def encode(self, X: Sequence[str], *, name: str = "X") -> EncodedCorpus:
+    def encode(self, X: Sequence[str], *, name: str = "X", return_tokens: bool = False):
         """Encode documents to an :class:`EncodedCorpus`.
 
         Parameters
@@ -410,10 +409,13 @@ class TextEncoder(BaseEstimator):
             Documents.
         name : str, default="X"
             How errors name the input.
+        return_tokens : bool, default=False
+            Also return the kept tokens, as :meth:`tokenize` would (without
+            tokenising twice).
 
         Returns
         -------
-        EncodedCorpus
+        EncodedCorpus, or (EncodedCorpus, list of list of list of str)
 
         Examples
         --------
@@ -422,8 +424,9 @@ class TextEncoder(BaseEstimator):
         [4, 2, 3]
         """
         check_is_fitted(self, "vocabulary_")
-        X = check_text_input(X, name=name)
-        return self._encode_tokenized(self._tokenized(X, name))
+        results = self._tokenized(check_text_input(X, name=name), name)
+        corpus = self._encode_tokenized(results)
+        return (corpus, [sentences for sentences, _ in results]) if return_tokens else corpus
 
     def fit_encode(self, X: Sequence[str]) -> EncodedCorpus:
         """Fit the vocabulary and encode the same documents (tokenised once).

@@ -35,12 +35,12 @@ def test_shapes_names_and_agreement_with_the_classifier(fitted, polarity_small):
 @pytest.mark.parametrize("output", ["max", "mean"])
 def test_pooled_outputs(output, fitted, polarity_small):
     X, _ = polarity_small
-    pooled = SelfAttentiveEmbedder(output=output).set_params(classifier=None)
-    pooled.classifier_, pooled.output = fitted.classifier_, output
-    pooled.n_features_out_ = 32
+    pooled = SelfAttentiveEmbedder(output=output)._use_fitted(fitted.classifier_)
     expected = getattr(fitted.transform_3d(X[:5]), output)(axis=1)
     np.testing.assert_array_equal(pooled.transform(X[:5]), expected)
-    assert pooled.get_feature_names_out()[0] == f"{output}_dim0"
+    assert pooled.n_features_out_ == expected.shape[1] == 32
+    names = pooled.get_feature_names_out()
+    assert len(names) == 32 and names[0] == f"{output}_dim0"
 
 
 def test_pandas_output(fitted, polarity_small):

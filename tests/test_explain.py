@@ -86,15 +86,17 @@ def test_html_is_well_formed_escaped_and_shows_each_token_once(fitted):
     collector = _Collector()
     collector.feed(page)
     assert "script" not in collector.tags
-    for doc, record in enumerate(explanations):
-        tokens = (
+    shown = [text for _, text in collector.tokens]
+    expected = [
+        token
+        for record in explanations
+        for token in (
             [t for s in record["sentences"] for t in s]
             if "sentences" in record
             else record["tokens"]
         )
-        shown = [text for _, text in collector.tokens][: len(tokens)] if doc == 0 else None
-        if shown is not None:
-            assert shown == tokens  # each token once, in order
+    ]
+    assert shown == expected  # each token exactly once, in order, as text
     styles = [style for style, _ in collector.tokens]
     assert all("background-color:rgba(" in s for s in styles)
     assert len(set(styles)) > 1  # colours follow the weights

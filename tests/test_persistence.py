@@ -72,7 +72,8 @@ def test_damaged_files_give_clear_errors(damage, fitted, tmp_path):
         elif damage == "future_version":
             metadata["format_version"] = 99
         elif damage == "wrong_shapes":
-            metadata["id_to_token"] = metadata["id_to_token"][:10]
+            metadata["tokens"] = metadata["tokens"][:10]
+            metadata["token_counts"] = metadata["token_counts"][:10]
         if "metadata.json" in members:
             members["metadata.json"] = json.dumps(metadata).encode()
         with zipfile.ZipFile(path, "w") as archive:

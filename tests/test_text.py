@@ -69,3 +69,10 @@ def test_fit_encode_equals_fit_then_encode():
 def test_split_sentences_rule():
     assert split_sentences("One. Two? Three!\nFour") == ["One.", "Two?", "Three!", "Four"]
     assert split_sentences("3.5 stars") == ["3.5 stars"]
+
+
+def test_encode_can_return_the_tokens_it_kept():
+    enc = TextEncoder(max_length=2, sentence_split="punctuation").fit(["a b. c", "d"])
+    corpus, tokens = enc.encode(["a b. c", "zz"], return_tokens=True)
+    assert tokens == enc.tokenize(["a b. c", "zz"]) == [[["a", "b"]], [["zz"]]]
+    assert [enc.id_to_token_[i] for i in corpus.document(1)] == ["<unk>"]
