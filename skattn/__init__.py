@@ -1,18 +1,42 @@
-"""skattn: attention models for text classification as scikit-learn estimators."""
+"""skattn: attention models for text classification as scikit-learn estimators.
 
-from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
-from skattn.embedders import SelfAttentiveEmbedder
-from skattn.persistence import load, save
-from skattn.text import TextEncoder
+The public names below are imported on first use, so that ``import
+skattn.modules`` (pure PyTorch) does not load scikit-learn and skorch.
+"""
 
-__version__ = "0.1.0"
+from __future__ import annotations
 
-__all__ = [
-    "HierarchicalAttentionClassifier",
-    "SelfAttentiveClassifier",
-    "SelfAttentiveEmbedder",
-    "TextEncoder",
-    "__version__",
-    "load",
-    "save",
-]
+import importlib
+from typing import TYPE_CHECKING
+
+__version__ = "0.2.0"
+
+#: Public name -> the module that defines it.
+_PUBLIC = {
+    "HierarchicalAttentionClassifier": "skattn.classifiers",
+    "SelfAttentiveClassifier": "skattn.classifiers",
+    "SelfAttentiveEmbedder": "skattn.embedders",
+    "TextEncoder": "skattn.text",
+    "load": "skattn.persistence",
+    "save": "skattn.persistence",
+}
+
+__all__ = [*sorted(_PUBLIC), "__version__"]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+    from skattn.embedders import SelfAttentiveEmbedder
+    from skattn.persistence import load, save
+    from skattn.text import TextEncoder
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'skattn' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))

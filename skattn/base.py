@@ -1,10 +1,18 @@
-"""What every attention estimator shares: validation, fitting, inference.
+"""What every attention estimator shares: validation, fitting, fitted state, inference.
 
 A public estimator is a plain scikit-learn estimator that *holds* a fitted
-:class:`~skattn.text.TextEncoder` (``encoder_``) and a private skorch
-:class:`~skattn.net.AttentionNet` (``net_``). Subclasses declare their
-network (``_module_class`` and ``_module_params``) and which text
-parameters they take; the rest lives here once.
+:class:`~skattn.text.TextEncoder` (``encoder_``) and a skorch net
+(``net_``, built by :func:`skattn.net.build_net`). Subclasses declare their
+network (``_module_class``, ``_module_params``), the text parameters they
+take (``_text_params``, validated by :class:`~skattn.text.TextEncoder`'s own
+constraints) and their loss terms (``_loss_params``); the rest lives here once.
+
+Fitted state protocol: :meth:`AttentionClassifierBase.get_fitted_state`
+describes everything ``fit`` learned as a :class:`FittedState` (plain data
+plus the network's tensors), and :meth:`~AttentionClassifierBase.set_fitted_state`
+rebuilds a fitted estimator from one. ``fit`` and ``set_fitted_state`` both
+end in ``_adopt``, the one place fitted attributes are set; persistence and
+the embedder go through the same two methods.
 """
 
 from __future__ import annotations
@@ -13,8 +21,8 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from numbers import Integral, Real
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,17 +31,15 @@ from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
-from skorch.callbacks import Checkpoint, EarlyStopping, GradientNormClipping, LRScheduler
-from skorch.helper import predefined_split
-from torch.optim.lr_scheduler import CosineAnnealingLR
+from skorch.history import History
 
 from skattn.data import DocumentDataset
 from skattn.embeddings import check_embeddings_source, initial_vectors
 from skattn.explain import Explanations
-from skattn.net import AttentionNet, RestoreLastEpoch, torch_threads
-from skattn.text import TextEncoder
+from skattn.net import OPTIMIZERS, AttentionNet, build_net, resolve_device, seeded, torch_threads
+from skattn.text import PAD_ID, TextEncoder
+from skattn.utils.params import Interval, Options, validate_params
 from skattn.utils.validation import (
     check_labels,
     check_same_length,
@@ -41,48 +47,73 @@ from skattn.utils.validation import (
     check_text_input,
 )
 
-OPTIMIZERS = {
-    "adam": torch.optim.Adam,
-    "adamw": torch.optim.AdamW,
-    "sgd": torch.optim.SGD,
-    "adagrad": torch.optim.Adagrad,
-    "rmsprop": torch.optim.RMSprop,
-}
+_positive_int = Interval(Integral, 1, None, "left")
 
-_positive_int = Interval(Integral, 1, None, closed="left")
-
-#: Constraints of the parameters every attention classifier has.
+#: Constraints of the network and training parameters every attention
+#: classifier has (text parameters take theirs from TextEncoder).
 COMMON_CONSTRAINTS: dict[str, list] = {
     "embedding_dim": [_positive_int],
     "hidden_size": [_positive_int],
-    "dropout": [Interval(Real, 0, 1, closed="left")],
+    "dropout": [Interval(Real, 0, 1, "left")],
     # Strings, paths, KeyedVectors, dicts: checked by check_embeddings_source.
     "embeddings": "no_validation",
     "freeze_embeddings": ["boolean"],
-    "lowercase": ["boolean"],
-    "token_pattern": [str],
-    "tokenizer": [callable, None],
-    "min_count": [_positive_int],
-    "max_vocab": [_positive_int, None],
     "max_epochs": [_positive_int],
     "batch_size": [_positive_int],
-    "lr": [Interval(Real, 0, None, closed="neither")],
-    "optimizer": [StrOptions(set(OPTIMIZERS)), type],
-    "momentum": [Interval(Real, 0, 1, closed="left")],
-    "weight_decay": [Interval(Real, 0, None, closed="left")],
-    "clip_grad_norm": [Interval(Real, 0, None, closed="neither"), None],
-    "lr_schedule": [StrOptions({"constant", "cosine"})],
+    "lr": [Interval(Real, 0, None, "neither")],
+    "optimizer": [Options(OPTIMIZERS), type],
+    "momentum": [Interval(Real, 0, 1, "left")],
+    "weight_decay": [Interval(Real, 0, None, "left")],
+    "clip_grad_norm": [Interval(Real, 0, None, "neither"), None],
+    "lr_schedule": [Options({"constant", "cosine"})],
     "early_stopping": ["boolean"],
-    "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+    "validation_fraction": [Interval(Real, 0, 1, "neither"), None],
     "n_iter_no_change": [_positive_int],
     "checkpoint_dir": [str, os.PathLike, None],
     "warm_start": ["boolean"],
     "callbacks": [list, None],
-    "device": [str],
+    "device": [str, None],
     "threads": [_positive_int, None],
     "random_state": ["random_state"],
     "verbose": ["verbose"],
 }
+
+
+def text_constraints(names: Sequence[str]) -> dict[str, list]:
+    """The constraints of the text parameters ``names``, owned by :class:`TextEncoder`.
+
+    Examples
+    --------
+    >>> text_constraints(["lowercase"])
+    {'lowercase': ['boolean']}
+    """
+    return {name: TextEncoder._parameter_constraints[name] for name in names}
+
+
+@dataclass
+class FittedState:
+    """Everything a fitted estimator learned: plain data plus the network's tensors.
+
+    Attributes
+    ----------
+    classes : ndarray
+        ``classes_``.
+    tokens : list of str
+        The vocabulary, most frequent first (without PAD and UNK).
+    token_counts : list of int
+        How often each token was seen in ``fit``.
+    attributes : dict
+        The other fitted attributes by name without the trailing underscore
+        (``n_truncated``, ``embedding_coverage``, ``history``), JSON-ready.
+    weights : dict of str to Tensor
+        The network's ``state_dict``, on the CPU.
+    """
+
+    classes: np.ndarray
+    tokens: list[str]
+    token_counts: list[int]
+    attributes: dict[str, Any] = field(default_factory=dict)
+    weights: dict[str, torch.Tensor] = field(default_factory=dict)
 
 
 class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
@@ -90,19 +121,17 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
 
     _module_class: type[torch.nn.Module]
     #: Text parameters of this estimator that go to its TextEncoder.
-    _text_params: tuple[str, ...] = (
-        "lowercase",
-        "token_pattern",
-        "tokenizer",
-        "min_count",
-        "max_vocab",
-        "max_length",
-    )
+    _text_params: tuple[str, ...] = ()
     #: Whether batches keep sentences apart.
     _hierarchical = False
 
     def _module_params(self) -> dict[str, Any]:
+        """Constructor arguments of the network, besides vocabulary and class counts."""
         raise NotImplementedError
+
+    def _loss_params(self) -> dict[str, Any]:
+        """Loss terms of :class:`~skattn.net.AttentionNet` (e.g. ``penalty``)."""
+        return {}
 
     # -- fitting -------------------------------------------------------------
     def fit(self, X: Sequence[str], y: Sequence[Any], sample_weight=None):
@@ -121,8 +150,9 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
+        validate_params(self)
         check_embeddings_source(self.embeddings)
+        device = resolve_device(self.device)
         X = check_text_input(X)
         y = check_labels(y, len(X))
         weights = None if sample_weight is None else check_sample_weight(sample_weight, len(X))
@@ -135,14 +165,11 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         seed = _seed_from(self.random_state)
         with contextlib.ExitStack() as stack:
             stack.enter_context(torch_threads(self.threads))
-            stack.enter_context(torch.random.fork_rng(devices=[]))
-            torch.manual_seed(seed)
-            if not warm:
-                self.classes_ = classes
-                self.encoder_ = TextEncoder(
-                    **{name: getattr(self, name) for name in self._text_params}
-                )
-            corpus = self.encoder_.encode(X) if warm else self.encoder_.fit_encode(X)
+            stack.enter_context(seeded(seed, device))
+            encoder = self.encoder_ if warm else self._new_encoder()
+            corpus = (
+                encoder._encode_documents(X) if warm else encoder._fit_encode_documents(X)
+            )
             dataset = DocumentDataset(
                 corpus, y_encoded, weights, hierarchical=self._hierarchical
             ).subset(order)
@@ -152,13 +179,119 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
                 checkpoint_dir = self.checkpoint_dir or stack.enter_context(
                     tempfile.TemporaryDirectory(prefix="skattn-fit-")
                 )
+            net = self._build_net(len(classes), encoder.vocab_size_, valid, checkpoint_dir)
+            net.initialize()
             if warm:
-                self._continue_net(valid, checkpoint_dir)
+                net.module_.load_state_dict(self.net_.module_.state_dict())
+                vectors, coverage = None, self.embedding_coverage_
             else:
-                self._new_net(valid, checkpoint_dir, corpus, [X[i] for i in order], seed)
-            self.net_.partial_fit(train, y=None)
-        self.n_truncated_ = corpus.n_truncated
+                vectors, coverage = initial_vectors(
+                    self.embeddings,
+                    encoder,
+                    corpus,
+                    self.embedding_dim,
+                    seed,
+                    sentences=lambda: [
+                        s for doc in encoder.tokenize([X[i] for i in order]) for s in doc
+                    ],
+                )
+            net.load_embeddings(vectors, freeze=self.freeze_embeddings)
+            net.partial_fit(train, y=None)
+        return self._adopt(
+            classes,
+            encoder,
+            net,
+            n_truncated=int(corpus.n_truncated),
+            embedding_coverage=coverage,
+        )
+
+    def _new_encoder(self) -> TextEncoder:
+        """An unfitted TextEncoder with this estimator's text parameters."""
+        return TextEncoder(**{name: getattr(self, name) for name in self._text_params})
+
+    def _build_net(self, n_classes: int, vocab_size: int, valid=None, checkpoint_dir=None):
+        """The skorch net for these settings (see :func:`skattn.net.build_net`)."""
+        return build_net(
+            self.get_params(deep=False),
+            module=self._module_class,
+            module_params={
+                **self._module_params(),
+                "vocab_size": vocab_size,
+                "n_classes": n_classes,
+                "padding_idx": PAD_ID,
+            },
+            n_classes=n_classes,
+            valid=valid,
+            checkpoint_dir=checkpoint_dir,
+            **self._loss_params(),
+        )
+
+    def _adopt(self, classes, encoder: TextEncoder, net: AttentionNet, **attributes):
+        """Set every fitted attribute (the one place: ``fit`` and ``set_fitted_state``)."""
+        self.classes_ = classes
+        self.encoder_ = encoder
+        self.net_ = net
+        self.n_truncated_ = attributes["n_truncated"]
+        self.embedding_coverage_ = attributes["embedding_coverage"]
+        self.history_ = net.history
         return self
+
+    def get_fitted_state(self) -> FittedState:
+        """What ``fit`` learned, as plain data plus the network's tensors.
+
+        Returns
+        -------
+        FittedState
+
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveClassifier
+        >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
+        >>> state = clf.fit(["good", "bad"] * 4, [1, 0] * 4).get_fitted_state()
+        >>> state.tokens, state.classes.tolist()
+        (['bad', 'good'], [0, 1])
+        """
+        check_is_fitted(self, "net_")
+        return FittedState(
+            classes=self.classes_,
+            tokens=self.encoder_.id_to_token_[2:],
+            token_counts=self.encoder_.token_counts_[2:].tolist(),
+            attributes={
+                "n_truncated": self.n_truncated_,
+                "embedding_coverage": self.embedding_coverage_,
+                "history": self.history_.to_list(),
+            },
+            weights={k: v.detach().cpu() for k, v in self.net_.module_.state_dict().items()},
+        )
+
+    def set_fitted_state(self, state: FittedState):
+        """Become the fitted estimator that ``state`` describes (on ``device``).
+
+        Parameters
+        ----------
+        state : FittedState
+            From :meth:`get_fitted_state` of an estimator with the same
+            parameters.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            The weights do not fit the network these parameters build.
+        """
+        validate_params(self)
+        encoder = self._new_encoder().set_vocabulary(state.tokens, state.token_counts)
+        net = self._build_net(len(state.classes), encoder.vocab_size_).initialize()
+        try:
+            net.module_.load_state_dict(state.weights)
+        except (RuntimeError, KeyError) as error:
+            raise ValueError(f"the weights do not fit the network ({error})") from error
+        net.history = History(state.attributes.get("history", []))
+        attributes = {k: v for k, v in state.attributes.items() if k != "history"}
+        return self._adopt(np.asarray(state.classes), encoder, net, **attributes)
 
     def _encode_labels(self, y: np.ndarray, warm: bool) -> tuple[np.ndarray, np.ndarray]:
         """Classes and labels as indices into them (a warm start keeps its classes)."""
@@ -172,26 +305,6 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
             )
         return self.classes_, np.searchsorted(self.classes_, y)
 
-    def _new_net(self, valid, checkpoint_dir, corpus, documents: list[str], seed: int) -> None:
-        """A freshly initialised network, its embedding set from ``embeddings``."""
-        vectors, self.embedding_coverage_ = initial_vectors(
-            self.embeddings,
-            self.encoder_,
-            corpus,
-            self.embedding_dim,
-            seed,
-            sentences=lambda: [s for doc in self.encoder_.tokenize(documents) for s in doc],
-        )
-        self.net_ = self._make_net(valid, checkpoint_dir).initialize()
-        self.net_.load_embeddings(vectors, freeze=self.freeze_embeddings)
-
-    def _continue_net(self, valid, checkpoint_dir) -> None:
-        """A new training loop (fresh optimizer) around the current weights."""
-        previous = self.net_.module_.state_dict()
-        self.net_ = self._make_net(valid, checkpoint_dir).initialize()
-        self.net_.module_.load_state_dict(previous)
-        self.net_.load_embeddings(None, freeze=self.freeze_embeddings)
-
     def _split(self, dataset: DocumentDataset, seed: int):
         fraction = self.validation_fraction
         if fraction is None and self.early_stopping:
@@ -203,72 +316,12 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         )
         return dataset.subset(train_idx), dataset.subset(valid_idx)
 
-    def _make_net(self, valid: DocumentDataset | None, checkpoint_dir=None) -> AttentionNet:
-        optimizer = OPTIMIZERS.get(self.optimizer, self.optimizer)
-        optimizer_params = {"optimizer__weight_decay": self.weight_decay}
-        if optimizer in (torch.optim.SGD, torch.optim.RMSprop):
-            optimizer_params["optimizer__momentum"] = self.momentum
-        callbacks = [("restore_last_epoch", RestoreLastEpoch())]
-        if self.clip_grad_norm is not None:
-            callbacks.append(("clip", GradientNormClipping(self.clip_grad_norm)))
-        if self.lr_schedule == "cosine":
-            callbacks.append(("lr_schedule", LRScheduler(CosineAnnealingLR, T_max=self.max_epochs)))
-        if self.early_stopping:
-            callbacks.append(
-                # Validation loss rises from over-confidence while accuracy
-                # still improves; stopping on it quits too early.
-                (
-                    "early_stopping",
-                    EarlyStopping(
-                        monitor="valid_acc",
-                        lower_is_better=False,
-                        patience=self.n_iter_no_change,
-                    ),
-                )
-            )
-        if checkpoint_dir is not None:
-            # The best validation epoch on disk, loaded back when training ends
-            # (also after Ctrl-C or early stopping).
-            callbacks.append(
-                (
-                    "checkpoint",
-                    Checkpoint(
-                        monitor="valid_acc_best",
-                        dirname=str(checkpoint_dir),
-                        f_optimizer=None,
-                        f_criterion=None,
-                        f_history=None,
-                        load_best=True,
-                    ),
-                )
-            )
-        callbacks.extend(self.callbacks or [])
-        return AttentionNet(
-            module=self._module_class,
-            **{f"module__{k}": v for k, v in self._module_params().items()},
-            module__vocab_size=self.encoder_.vocab_size_,
-            module__n_classes=len(self.classes_),
-            classes=list(range(len(self.classes_))),
-            criterion=torch.nn.CrossEntropyLoss,
-            criterion__reduction="none",
-            optimizer=optimizer,
-            **optimizer_params,
-            lr=self.lr,
-            max_epochs=self.max_epochs,
-            batch_size=self.batch_size,
-            train_split=None if valid is None else predefined_split(valid),
-            callbacks=callbacks,
-            device=self.device,
-            verbose=self.verbose,
-            penalty=getattr(self, "penalty", 0.0),
-        )
-
     # -- inference -----------------------------------------------------------
     def _outputs(self, X: Sequence[str], fields: Sequence[str], corpus=None) -> dict[str, Any]:
         """Module outputs for documents ``X`` (or for their ``corpus``, already encoded)."""
         check_is_fitted(self, "net_")
         if corpus is None:
-            corpus = self.encoder_.encode(X)
+            corpus = self.encoder_._encode_documents(check_text_input(X))
         dataset = DocumentDataset(corpus, hierarchical=self._hierarchical)
         with torch_threads(self.threads):
             return self.net_.predict_outputs(dataset, fields)
@@ -306,7 +359,7 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
     def _explained_outputs(self, X: list[str], fields: Sequence[str]):
         """Tokens, the given module outputs and class probabilities of each document."""
         check_is_fitted(self, "net_")
-        corpus, tokens = self.encoder_.encode(X, return_tokens=True)
+        corpus, tokens = self.encoder_._encode_documents(X, return_tokens=True)
         outputs = self._outputs(X, ("logits", *fields), corpus=corpus)
         probas = softmax(outputs["logits"].astype(np.float64), axis=1)
         return tokens, outputs, probas
@@ -376,21 +429,6 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
                 f"the classes are {self.classes_.tolist()}."
             )
         return super().score(X, y, sample_weight=sample_weight)
-
-    def save(self, path) -> Path:
-        """Save the fitted estimator without pickle; see :func:`skattn.persistence.save`.
-
-        Parameters
-        ----------
-        path : str or path-like
-
-        Returns
-        -------
-        Path
-        """
-        from skattn.persistence import save
-
-        return save(self, path)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

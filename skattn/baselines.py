@@ -15,7 +15,6 @@ Every size is a parameter; :func:`linear_baselines` returns them all.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,10 +24,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from skattn.embeddings import train_word2vec
 from skattn.text import DEFAULT_TOKEN_PATTERN, TextEncoder
 from skattn.utils.validation import check_text_input
 
-GENSIM_HINT = "bag_of_means needs gensim: pip install 'skattn[word2vec]'"
 
 
 def _linear(features, C: float) -> Pipeline:
@@ -97,69 +96,6 @@ def tfidf_logreg(C: float = 10.0) -> Pipeline:
     """
     features = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
     return _linear(features, C)
-
-
-def stable_hash(text: str) -> int:
-    """A hash that is the same in every process (Python's ``hash`` of str is not).
-
-    gensim seeds each word's initial vector with it, so word2vec training is
-    reproducible across processes.
-
-    Examples
-    --------
-    >>> stable_hash("film") == stable_hash("film")
-    True
-    """
-    return zlib.crc32(text.encode("utf-8"))
-
-
-def train_word2vec(
-    sentences: Sequence[Sequence[str]],
-    *,
-    vector_size: int = 100,
-    window: int = 5,
-    min_count: int = 1,
-    epochs: int = 10,
-    random_state: int = 0,
-):
-    """Train gensim skip-gram word2vec on tokenised sentences, reproducibly.
-
-    One worker thread and a process-independent hash make the vectors the
-    same for the same input and ``random_state``.
-
-    Parameters
-    ----------
-    sentences : sequence of sequence of str
-    vector_size, window, min_count, epochs : int
-        As in :class:`gensim.models.Word2Vec`.
-    random_state : int, default=0
-
-    Returns
-    -------
-    gensim.models.KeyedVectors
-
-    Examples
-    --------
-    >>> wv = train_word2vec([["a", "good", "film"]] * 20, vector_size=4)  # doctest: +SKIP
-    >>> wv["film"].shape  # doctest: +SKIP
-    (4,)
-    """
-    try:
-        from gensim.models import Word2Vec
-    except ImportError as error:  # pragma: no cover - depends on the environment
-        raise ImportError(GENSIM_HINT) from error
-    model = Word2Vec(
-        sentences=[list(s) for s in sentences],
-        vector_size=vector_size,
-        window=window,
-        min_count=min_count,
-        epochs=epochs,
-        sg=1,
-        workers=1,
-        seed=random_state,
-        hashfxn=stable_hash,
-    )
-    return model.wv
 
 
 class MeanWordVectors(TransformerMixin, BaseEstimator):

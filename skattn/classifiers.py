@@ -7,12 +7,14 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
-from skattn.base import COMMON_CONSTRAINTS, AttentionClassifierBase
+from skattn.base import COMMON_CONSTRAINTS, AttentionClassifierBase, text_constraints
 from skattn.modules.hierarchical import HierarchicalAttentionNet
 from skattn.modules.self_attentive import SelfAttentiveNet
 from skattn.text import DEFAULT_TOKEN_PATTERN
+from skattn.utils.params import Interval, Options
+
+_positive_int = Interval(Integral, 1, None, "left")
 
 
 class SelfAttentiveClassifier(AttentionClassifierBase):
@@ -54,7 +56,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         ``embedding_dim``.
     freeze_embeddings : bool, default=False
         Keep the word vectors fixed during training.
-    lowercase, token_pattern, tokenizer : see :class:`skattn.text.TextEncoder`
+    lowercase, token_pattern, tokenizer, strip_accents, analyzer : see :class:`skattn.text.TextEncoder`
     min_count : int, default=2
         Words seen fewer times in ``fit`` become UNK (words seen once are
         mostly noise on small corpora; UNK generalises better).
@@ -131,14 +133,24 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
     """
 
     _module_class = SelfAttentiveNet
+    _text_params = (
+        "lowercase",
+        "token_pattern",
+        "tokenizer",
+        "strip_accents",
+        "analyzer",
+        "min_count",
+        "max_vocab",
+        "max_length",
+    )
     _parameter_constraints: dict = {
         **COMMON_CONSTRAINTS,
-        "attention_dim": [Interval(Integral, 1, None, closed="left")],
-        "attention_hops": [Interval(Integral, 1, None, closed="left")],
-        "penalty": [Interval(Real, 0, None, closed="left")],
-        "pooling": [StrOptions({"flatten", "max", "mean"})],
-        "mlp_hidden": [Interval(Integral, 1, None, closed="left")],
-        "max_length": [Interval(Integral, 1, None, closed="left"), None],
+        **text_constraints(_text_params),
+        "attention_dim": [_positive_int],
+        "attention_hops": [_positive_int],
+        "penalty": [Interval(Real, 0, None, "left")],
+        "pooling": [Options({"flatten", "max", "mean"})],
+        "mlp_hidden": [_positive_int],
     }
 
     def __init__(
@@ -157,6 +169,8 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         lowercase: bool = True,
         token_pattern: str = DEFAULT_TOKEN_PATTERN,
         tokenizer: Callable[[str], list[str]] | None = None,
+        strip_accents: str | None = None,
+        analyzer: str = "word",
         min_count: int = 2,
         max_vocab: int | None = None,
         max_length: int | None = 400,
@@ -192,6 +206,8 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         self.lowercase = lowercase
         self.token_pattern = token_pattern
         self.tokenizer = tokenizer
+        self.strip_accents = strip_accents
+        self.analyzer = analyzer
         self.min_count = min_count
         self.max_vocab = max_vocab
         self.max_length = max_length
@@ -224,6 +240,9 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
             "pooling": self.pooling,
             "dropout": self.dropout,
         }
+
+    def _loss_params(self) -> dict[str, Any]:
+        return {"penalty": self.penalty}
 
     def transform(self, X: Sequence[str]) -> np.ndarray:
         """Sentence embeddings M, flattened: shape (n_documents, r * 2u).
@@ -282,7 +301,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
     embeddings : {"ppmi", "word2vec", "random"}, None, path, KeyedVectors or dict, default="ppmi"
         Initial word vectors, see :class:`SelfAttentiveClassifier`.
     freeze_embeddings : bool, default=False
-    lowercase, token_pattern, tokenizer : see :class:`skattn.text.TextEncoder`
+    lowercase, token_pattern, tokenizer, strip_accents, analyzer : see :class:`skattn.text.TextEncoder`
     min_count : int, default=2
         Words seen fewer times become UNK (the paper: 6, i.e. words seen
         at most 5 times are UNK).
@@ -333,6 +352,8 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         "lowercase",
         "token_pattern",
         "tokenizer",
+        "strip_accents",
+        "analyzer",
         "min_count",
         "max_vocab",
         "sentence_split",
@@ -341,13 +362,11 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
     )
     _parameter_constraints: dict = {
         **COMMON_CONSTRAINTS,
-        "sentence_hidden_size": [Interval(Integral, 1, None, closed="left")],
-        "context_dim": [Interval(Integral, 1, None, closed="left")],
-        "pooling": [StrOptions({"attention", "mean", "max"})],
-        "sentence_split": [StrOptions({"punctuation", "lines"}), callable],
-        "max_sentences": [Interval(Integral, 1, None, closed="left"), None],
-        "max_sentence_length": [Interval(Integral, 1, None, closed="left"), None],
-        "chunk_size": [Interval(Integral, 1, None, closed="left"), None],
+        **text_constraints(_text_params),
+        "sentence_hidden_size": [_positive_int],
+        "context_dim": [_positive_int],
+        "pooling": [Options({"attention", "mean", "max"})],
+        "chunk_size": [_positive_int, None],
     }
 
     #: The paper's settings (Yang et al. 2016, section 3.3).
@@ -377,6 +396,8 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         lowercase: bool = True,
         token_pattern: str = DEFAULT_TOKEN_PATTERN,
         tokenizer: Callable[[str], list[str]] | None = None,
+        strip_accents: str | None = None,
+        analyzer: str = "word",
         min_count: int = 2,
         max_vocab: int | None = None,
         sentence_split: str | Callable[[str], list[str]] = "punctuation",
@@ -413,6 +434,8 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         self.lowercase = lowercase
         self.token_pattern = token_pattern
         self.tokenizer = tokenizer
+        self.strip_accents = strip_accents
+        self.analyzer = analyzer
         self.min_count = min_count
         self.max_vocab = max_vocab
         self.sentence_split = sentence_split

@@ -285,13 +285,12 @@ def plot_results(results: list[dict], path, title: str = "") -> None:
     path : str or path-like
     title : str, default=""
     """
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     ordered = sorted(results, key=lambda r: r["accuracy_mean"])
-    fig, ax = plt.subplots(figsize=(7, 0.4 * len(ordered) + 1.2))
+    # A Figure of its own (no pyplot): the caller's backend is never touched.
+    fig = Figure(figsize=(7, 0.4 * len(ordered) + 1.2))
+    ax = fig.subplots()
     ax.barh(
         [r["model"] for r in ordered],
         [100 * r["accuracy_mean"] for r in ordered],
@@ -307,4 +306,3 @@ def plot_results(results: list[dict], path, title: str = "") -> None:
     ax.set_title(title)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)

@@ -7,10 +7,11 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, clone
-from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from skattn.base import FittedState
 from skattn.classifiers import SelfAttentiveClassifier
+from skattn.utils.params import Options, validate_params
 
 
 class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
@@ -51,8 +52,8 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "classifier": [HasMethods(["fit", "transform"]), None],
-        "output": [StrOptions({"flatten", "max", "mean"})],
+        "classifier": [SelfAttentiveClassifier, None],
+        "output": [Options({"flatten", "max", "mean"})],
     }
 
     def __init__(self, classifier: SelfAttentiveClassifier | None = None, output: str = "flatten"):
@@ -72,12 +73,39 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
-        classifier = SelfAttentiveClassifier() if self.classifier is None else self.classifier
-        return self._use_fitted(clone(classifier).fit(X, y, sample_weight=sample_weight))
+        validate_params(self)
+        return self._adopt(self._new_classifier().fit(X, y, sample_weight=sample_weight))
 
-    def _use_fitted(self, classifier: SelfAttentiveClassifier) -> SelfAttentiveEmbedder:
-        """Take a fitted classifier as ``classifier_`` (from ``fit`` or ``load``)."""
+    def _new_classifier(self) -> SelfAttentiveClassifier:
+        return clone(SelfAttentiveClassifier() if self.classifier is None else self.classifier)
+
+    def get_fitted_state(self) -> FittedState:
+        """What ``fit`` learned: the fitted state of ``classifier_``.
+
+        Returns
+        -------
+        FittedState
+        """
+        check_is_fitted(self, "classifier_")
+        return self.classifier_.get_fitted_state()
+
+    def set_fitted_state(self, state: FittedState) -> SelfAttentiveEmbedder:
+        """Become the fitted embedder that ``state`` describes.
+
+        Parameters
+        ----------
+        state : FittedState
+            From :meth:`get_fitted_state` of an embedder with the same parameters.
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        return self._adopt(self._new_classifier().set_fitted_state(state))
+
+    def _adopt(self, classifier: SelfAttentiveClassifier) -> SelfAttentiveEmbedder:
+        """Set every fitted attribute from a fitted classifier (``fit`` and ``set_fitted_state``)."""
         self.classifier_ = classifier
         width = 2 * classifier.hidden_size
         self.n_features_out_ = (
@@ -139,12 +167,6 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         else:
             names = [f"{self.output}_dim{d}" for d in range(width)]
         return np.asarray(names, dtype=object)
-
-    def save(self, path):
-        """Save the fitted embedder without pickle; see :func:`skattn.persistence.save`."""
-        from skattn.persistence import save
-
-        return save(self, path)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

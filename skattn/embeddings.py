@@ -18,7 +18,8 @@ initialisation lacks on small corpora.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import zlib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,8 @@ from skattn.text import PAD_ID, EncodedCorpus
 #: Standard deviation of each component of an initial vector, comparable
 #: to what the networks train well from.
 VECTOR_SCALE = 0.5
+
+GENSIM_HINT = "word2vec vectors need gensim: pip install 'skattn[word2vec]'"
 
 
 def cooccurrence_matrix(corpus: EncodedCorpus, vocab_size: int, window: int = 5) -> sp.csr_matrix:
@@ -285,7 +288,68 @@ def initial_vectors(
     if source == "ppmi":
         return ppmi_vectors(corpus, vocab_size, dim, random_state=random_state), 1.0
     if source == "word2vec":
-        from skattn.baselines import train_word2vec
-
         source = train_word2vec(sentences(), vector_size=dim, random_state=random_state)
     return pretrained_matrix(source, encoder.vocabulary_, vocab_size, dim, random_state)
+
+
+def stable_hash(text: str) -> int:
+    """A hash that is the same in every process (Python's ``hash`` of str is not).
+
+    gensim seeds each word's initial vector with it, so word2vec training is
+    reproducible across processes.
+
+    Examples
+    --------
+    >>> stable_hash("film") == stable_hash("film")
+    True
+    """
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def train_word2vec(
+    sentences: Sequence[Sequence[str]],
+    *,
+    vector_size: int = 100,
+    window: int = 5,
+    min_count: int = 1,
+    epochs: int = 10,
+    random_state: int = 0,
+):
+    """Train gensim skip-gram word2vec on tokenised sentences, reproducibly.
+
+    One worker thread and a process-independent hash make the vectors the
+    same for the same input and ``random_state``.
+
+    Parameters
+    ----------
+    sentences : sequence of sequence of str
+    vector_size, window, min_count, epochs : int
+        As in :class:`gensim.models.Word2Vec`.
+    random_state : int, default=0
+
+    Returns
+    -------
+    gensim.models.KeyedVectors
+
+    Examples
+    --------
+    >>> wv = train_word2vec([["a", "good", "film"]] * 20, vector_size=4)  # doctest: +SKIP
+    >>> wv["film"].shape  # doctest: +SKIP
+    (4,)
+    """
+    try:
+        from gensim.models import Word2Vec
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise ImportError(GENSIM_HINT) from error
+    model = Word2Vec(
+        sentences=[list(s) for s in sentences],
+        vector_size=vector_size,
+        window=window,
+        min_count=min_count,
+        epochs=epochs,
+        sg=1,
+        workers=1,
+        seed=random_state,
+        hashfxn=stable_hash,
+    )
+    return model.wv

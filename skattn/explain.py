@@ -227,10 +227,7 @@ def plot(record: dict, ax=None):
     matplotlib.figure.Figure
     """
     try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ImportError("plots need matplotlib: pip install 'skattn[plot]'") from error
     if ax is None:
@@ -240,7 +237,10 @@ def plot(record: dict, ax=None):
             else len(record["tokens"])
         )
         rows = len(record["sentences"]) if "sentences" in record else 1 + len(record["attention"])
-        fig, ax = plt.subplots(figsize=(min(20, 1 + 0.55 * width), 1 + 0.4 * rows))
+        # A Figure of its own (no pyplot): the caller's backend is never
+        # touched, and Jupyter still shows the returned figure inline.
+        fig = Figure(figsize=(min(20, 1 + 0.55 * width), 1 + 0.4 * rows))
+        ax = fig.subplots()
     else:
         fig = ax.figure
     if "sentences" in record:

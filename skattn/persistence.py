@@ -1,28 +1,44 @@
-"""Safe save/load of fitted estimators: no pickled code is ever executed.
+"""Safe save/load of fitted estimators: no pickle, no code executed on load.
 
-A model file is a zip archive with two members:
+A model file (format version 2) is a zip archive with two members:
 
-- ``metadata.json``: format name and version, the estimator class (one of a
-  fixed list), its JSON-representable parameters, the label classes, the
-  vocabulary, and the few other fitted attributes;
-- ``weights.pt``: the network's ``state_dict``, written by ``torch.save``
-  and read with ``torch.load(weights_only=True)`` (tensors only).
+- ``metadata.json``: the format and version, the estimator's class (one of
+  a fixed list) and parameters, and its fitted state as plain data (label
+  classes, vocabulary, history, other fitted attributes);
+- ``weights.safetensors``: the network's tensors in the safetensors format
+  (no pickle, no device tags: a model trained on a GPU loads on a CPU).
 
-Parameters that are code or objects (a ``tokenizer`` callable, callbacks,
-an optimizer class, pretrained-vector objects, a RandomState) cannot be
-stored safely. They are recorded by name; ``load(path, tokenizer=fn)``
-supplies them again. Those needed to encode text (``tokenizer``, a callable
-``sentence_split``) must be supplied; the training-only ones default to None
-with a warning. Files are written to a temporary name and renamed, so an
-interrupted save never leaves a half-written model in place of a good one.
+Parameters are stored as JSON. Three kinds of values are not data:
+
+- an optimizer class from ``torch.optim`` is stored by its name and looked
+  up there again (nothing else is ever imported);
+- code or objects that the user can pass again: ``tokenizer`` and a
+  callable ``sentence_split`` are needed to read text, so :func:`load`
+  refuses to continue without them and says what to pass;
+  ``callbacks``, pretrained-vector objects (``embeddings``) and a
+  ``RandomState`` only matter for training again, so they come back as the
+  parameter's default, with a warning naming each (pass them to
+  :func:`load` to set them);
+- any other object (for example an optimizer class outside ``torch.optim``)
+  makes :func:`save` fail, naming the parameter, before anything is written.
+
+Files are written to a new temporary name in the target folder and renamed,
+so an interrupted save never leaves a half-written model in place of a good
+one. Version-1 files (weights written by ``torch.save``) still load; their
+weights are read with ``torch.load(weights_only=True)``, which refuses any
+pickled code.
+
+This module sits on top of the estimators: it imports them, they never
+import it.
 """
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import os
-import tempfile
+import uuid
 import warnings
 import zipfile
 from pathlib import Path
@@ -30,50 +46,88 @@ from typing import Any
 
 import numpy as np
 import torch
-from sklearn.utils.validation import check_is_fitted
+from safetensors import SafetensorError
+from safetensors.torch import load as load_safetensors
+from safetensors.torch import save as save_safetensors
+
+from skattn import __version__
+from skattn.base import FittedState
+from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+from skattn.embedders import SelfAttentiveEmbedder
+from skattn.net import resolve_device
 
 FORMAT = "skattn-model"
-FORMAT_VERSION = 1
-_INFERENCE_CODE_PARAMS = ("tokenizer", "sentence_split")
-
-
-def _registry() -> dict[str, type]:
-    from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
-    from skattn.embedders import SelfAttentiveEmbedder
-
-    return {
-        cls.__name__: cls
-        for cls in (SelfAttentiveClassifier, HierarchicalAttentionClassifier, SelfAttentiveEmbedder)
-    }
+FORMAT_VERSION = 2
+#: The classes a model file may name.
+ESTIMATORS = {
+    cls.__name__: cls
+    for cls in (SelfAttentiveClassifier, HierarchicalAttentionClassifier, SelfAttentiveEmbedder)
+}
+#: Code parameters without which a loaded model cannot read text.
+NEEDED_TO_READ_TEXT = ("tokenizer", "sentence_split")
+#: Object parameters that only matter for training again.
+TRAINING_ONLY_OBJECTS = ("callbacks", "embeddings", "random_state")
+_PASS_AGAIN = "$pass_again"
+_TORCH_OPTIM = "$torch_optim"
+_ESTIMATOR = "$estimator"
 
 
 def _is_json_value(value: Any) -> bool:
     if value is None or isinstance(value, (bool, int, float, str)):
         return True
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, list):
         return all(_is_json_value(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_json_value(v) for k, v in value.items())
     return False
 
 
-def _classifier_state(clf) -> dict[str, Any]:
-    params, unsaved = {}, []
-    for name, value in clf.get_params(deep=False).items():
-        if _is_json_value(value) and not isinstance(value, tuple):
-            params[name] = value
-        else:
-            unsaved.append(name)
-    classes = clf.classes_
+def _encode_param(owner: str, name: str, value: Any) -> Any:
+    """A parameter value as JSON, or a marker for the kinds described above."""
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        value = value.item()
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if _is_json_value(value) and not (name == "sentence_split" and callable(value)):
+        return value
+    if type(value).__name__ in ESTIMATORS and isinstance(value, tuple(ESTIMATORS.values())):
+        return {_ESTIMATOR: _describe(value)}
+    if isinstance(value, type) and getattr(torch.optim, value.__name__, None) is value:
+        return {_TORCH_OPTIM: value.__name__}
+    if name in NEEDED_TO_READ_TEXT + TRAINING_ONLY_OBJECTS:
+        return {_PASS_AGAIN: type(value).__name__}
+    raise TypeError(
+        f"save: the {name!r} parameter of {owner} is {value!r}, which a model file cannot "
+        f"hold safely (only data, torch.optim classes and {list(NEEDED_TO_READ_TEXT)} can be "
+        f"stored or passed again). Set {name} to a name or a torch.optim class and refit, or "
+        "use pickle/joblib for this model."
+    )
+
+
+def _describe(estimator) -> dict[str, Any]:
+    owner = type(estimator).__name__
+    params = estimator.get_params(deep=False)
     return {
-        "class": type(clf).__name__,
-        "params": params,
-        "unsaved_params": unsaved,
+        "class": owner,
+        "params": {name: _encode_param(owner, name, value) for name, value in params.items()},
+    }
+
+
+def _state_to_json(state: FittedState) -> dict[str, Any]:
+    classes = np.asarray(state.classes)
+    return {
         "classes": classes.tolist(),
         "classes_dtype": classes.dtype.str if classes.dtype.kind != "O" else "O",
-        "tokens": clf.encoder_.id_to_token_[2:],
-        "token_counts": clf.encoder_.token_counts_[2:].tolist(),
-        "n_truncated": int(clf.n_truncated_),
-        "embedding_coverage": clf.embedding_coverage_,
+        "tokens": list(state.tokens),
+        "token_counts": [int(c) for c in state.token_counts],
+        "attributes": state.attributes,
     }
+
+
+def _json_default(value):
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
 def save(estimator, path) -> Path:
@@ -81,48 +135,57 @@ def save(estimator, path) -> Path:
 
     Parameters
     ----------
-    estimator : SelfAttentiveClassifier, HierarchicalAttentionClassifier or SelfAttentiveEmbedder
-        Fitted.
+    estimator : a fitted skattn estimator
+        :class:`~skattn.SelfAttentiveClassifier`,
+        :class:`~skattn.HierarchicalAttentionClassifier` or
+        :class:`~skattn.SelfAttentiveEmbedder`.
     path : str or path-like
+        The file to write (replaced atomically if it exists).
 
     Returns
     -------
     Path
+
+    Raises
+    ------
+    TypeError
+        Not a skattn estimator, or a parameter holds an object that cannot
+        be stored (the message names it).
+
+    Examples
+    --------
+    >>> import tempfile, skattn
+    >>> from skattn import SelfAttentiveClassifier
+    >>> clf = SelfAttentiveClassifier(hidden_size=4, max_epochs=1, random_state=0)
+    >>> clf = clf.fit(["good", "bad"] * 4, ["pos", "neg"] * 4)
+    >>> path = skattn.save(clf, tempfile.mkdtemp() + "/model.skattn")
+    >>> skattn.load(path).predict(["good"]).tolist() == clf.predict(["good"]).tolist()
+    True
     """
     path = Path(path)
-    name = type(estimator).__name__
-    if name not in _registry():
-        raise TypeError(f"save() takes a skattn estimator, got {name}.")
-    if name == "SelfAttentiveEmbedder":
-        check_is_fitted(estimator, "classifier_")
-        classifier = estimator.classifier_
-        metadata = {
-            "class": name,
-            "params": {"output": estimator.output},
-            "inner": _classifier_state(classifier),
-        }
-    else:
-        check_is_fitted(estimator, "net_")
-        classifier = estimator
-        metadata = _classifier_state(estimator)
-    metadata = {"format": FORMAT, "format_version": FORMAT_VERSION, **metadata}
-    weights = io.BytesIO()
-    torch.save(classifier.net_.module_.state_dict(), weights)
+    if type(estimator).__name__ not in ESTIMATORS:
+        raise TypeError(f"save() takes a skattn estimator, got {type(estimator).__name__}.")
+    state = estimator.get_fitted_state()
+    metadata = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "skattn_version": __version__,
+        "estimator": _describe(estimator),
+        "state": _state_to_json(state),
+    }
+    weights = save_safetensors({k: v.contiguous() for k, v in state.weights.items()})
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".part")
-    os.close(handle)
+    # open(..., "xb") creates the file with the process's usual permissions.
+    temporary = path.parent / f".{path.name}.{uuid.uuid4().hex}.part"
     try:
-        with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr("metadata.json", json.dumps(metadata))
-            archive.writestr("weights.pt", weights.getvalue())
-        # mkstemp makes the file private (0600); give it the usual permissions.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
+        with open(temporary, "xb") as handle:
+            with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                archive.writestr("metadata.json", json.dumps(metadata, default=_json_default))
+                archive.writestr("weights.safetensors", weights)
         os.replace(temporary, path)
     finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+        if temporary.exists():
+            temporary.unlink()
     return path
 
 
@@ -130,73 +193,91 @@ def _invalid(path, reason: str) -> ValueError:
     return ValueError(f"{path} is not a valid skattn model file: {reason}.")
 
 
-def _restore_classifier(state: dict, overrides: dict, weights: dict, path):
-    cls = _registry().get(state.get("class"))
-    if cls is None or cls.__name__ == "SelfAttentiveEmbedder":
-        raise _invalid(path, f"unknown estimator class {state.get('class')!r}")
-    params = dict(state["params"])
-    missing = []
-    for name in state["unsaved_params"]:
+def _build(description: dict, overrides: dict, path, warned: list):
+    """The estimator a description names, its parameters decoded, not fitted."""
+    cls = ESTIMATORS.get(description.get("class"))
+    if cls is None:
+        raise _invalid(path, f"unknown estimator class {description.get('class')!r}")
+    defaults = {
+        name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
+    }
+    params, missing = {}, []
+    for name, value in description["params"].items():
         if name in overrides:
-            continue
-        if name in _INFERENCE_CODE_PARAMS:
-            missing.append(name)
+            params[name] = overrides[name]
+        elif isinstance(value, dict) and _ESTIMATOR in value:
+            params[name] = _build(value[_ESTIMATOR], overrides, path, warned)
+        elif isinstance(value, dict) and _TORCH_OPTIM in value:
+            optimizer = getattr(torch.optim, str(value[_TORCH_OPTIM]), None)
+            if not (isinstance(optimizer, type) and issubclass(optimizer, torch.optim.Optimizer)):
+                raise _invalid(path, f"unknown torch.optim class {value[_TORCH_OPTIM]!r}")
+            params[name] = optimizer
+        elif isinstance(value, dict) and _PASS_AGAIN in value:
+            if name in NEEDED_TO_READ_TEXT:
+                missing.append(name)
+            else:
+                params[name] = defaults.get(name)
+                warned.append(f"{name} (a {value[_PASS_AGAIN]}; now {defaults.get(name)!r})")
         else:
-            params[name] = None
+            params[name] = value
     if missing:
         raise ValueError(
             f"{path} was saved with {missing} set to code, which a model file cannot hold; "
-            f"pass it again: load(path, {missing[0]}=...)."
+            f"pass the same again: load(path, {missing[0]}=...)."
         )
-    dropped = [n for n in state["unsaved_params"] if n not in overrides]
-    if dropped:
-        warnings.warn(
-            f"training-only parameters {dropped} were not stored and are None now.",
-            UserWarning,
-            stacklevel=3,
-        )
-    estimator = cls(**{**params, **overrides})
+    return cls(**params)
+
+
+def _state_from_json(state: dict, weights: dict) -> FittedState:
     dtype = object if state["classes_dtype"] == "O" else np.dtype(state["classes_dtype"])
-    estimator.classes_ = np.asarray(state["classes"], dtype=dtype)
-    from skattn.text import TextEncoder
-
-    encoder = TextEncoder(**{n: getattr(estimator, n) for n in estimator._text_params})
-    encoder._set_vocabulary(state["tokens"], state["token_counts"])
-    estimator.encoder_ = encoder
-    estimator.n_truncated_ = state["n_truncated"]
-    estimator.embedding_coverage_ = state["embedding_coverage"]
-    estimator.net_ = estimator._make_net(None).initialize()
-    try:
-        estimator.net_.module_.load_state_dict(weights)
-    except (RuntimeError, KeyError) as error:
-        raise _invalid(path, f"its weights do not fit the network ({error})") from error
-    return estimator
+    return FittedState(
+        classes=np.asarray(state["classes"], dtype=dtype),
+        tokens=state["tokens"],
+        token_counts=state["token_counts"],
+        attributes=state["attributes"],
+        weights=weights,
+    )
 
 
-def load(path, **params):
-    """Load an estimator written by :func:`save`, executing no pickled code.
+def _from_version_1(metadata: dict) -> tuple[dict, dict]:
+    """(description, state) of a version-1 file's metadata."""
 
-    Parameters
-    ----------
-    path : str or path-like
-    **params
-        Parameters that could not be stored (e.g. ``tokenizer``), or others
-        to change (e.g. ``threads``).
+    def classifier(record):
+        params = dict(record["params"])
+        for name in record["unsaved_params"]:
+            params[name] = {_PASS_AGAIN: "object"}
+        state = {key: record[key] for key in ("classes", "classes_dtype", "tokens", "token_counts")}
+        state["attributes"] = {
+            "n_truncated": record["n_truncated"],
+            "embedding_coverage": record["embedding_coverage"],
+        }
+        return {"class": record["class"], "params": params}, state
 
-    Returns
-    -------
-    The fitted estimator, predicting exactly as the saved one.
+    if metadata["class"] == "SelfAttentiveEmbedder":
+        inner, state = classifier(metadata["inner"])
+        params = {**metadata["params"], "classifier": {_ESTIMATOR: inner}}
+        return {"class": metadata["class"], "params": params}, state
+    return classifier(metadata)
 
-    Raises
-    ------
-    ValueError
-        The file is truncated, corrupted, of another format or version.
-    """
-    path = Path(path)
+
+def _read(path) -> tuple[dict, dict, dict[str, torch.Tensor]]:
+    """(description, state, weights) of a model file of any supported version."""
     try:
         with zipfile.ZipFile(path) as archive:
             metadata = json.loads(archive.read("metadata.json").decode("utf-8"))
-            weights_bytes = archive.read("weights.pt")
+            if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
+                raise _invalid(path, "it is not a skattn model archive")
+            version = metadata.get("format_version")
+            if version == 1:
+                raw, reader = archive.read("weights.pt"), _torch_weights
+            elif version == FORMAT_VERSION:
+                raw, reader = archive.read("weights.safetensors"), load_safetensors
+            else:
+                raise _invalid(
+                    path,
+                    f"format version {version} is not one this skattn {__version__} reads "
+                    f"(1 or {FORMAT_VERSION}); use the skattn version that wrote it",
+                )
     except (
         zipfile.BadZipFile,
         KeyError,
@@ -206,25 +287,77 @@ def load(path, **params):
         EOFError,
     ) as error:
         raise _invalid(path, f"{type(error).__name__}: {error}") from error
-    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
-        raise _invalid(path, "it is not a skattn model archive")
-    if metadata.get("format_version") != FORMAT_VERSION:
-        raise _invalid(
-            path,
-            f"format version {metadata.get('format_version')} is not "
-            f"{FORMAT_VERSION}; use the skattn version that wrote it",
-        )
     try:
-        weights = torch.load(io.BytesIO(weights_bytes), weights_only=True)
-    except Exception as error:  # torch raises several types on bad bytes
-        raise _invalid(path, f"its weights cannot be read ({type(error).__name__})") from error
+        weights = reader(raw)
+    except (SafetensorError, Exception) as error:  # torch raises several types on bad bytes
+        raise _invalid(path, f"its weights cannot be read ({type(error).__name__}: {error})") from error
     try:
-        if metadata["class"] == "SelfAttentiveEmbedder":
-            from skattn.embedders import SelfAttentiveEmbedder
-
-            classifier = _restore_classifier(metadata["inner"], params, weights, path)
-            embedder = SelfAttentiveEmbedder(classifier, output=metadata["params"]["output"])
-            return embedder._use_fitted(classifier)
-        return _restore_classifier(metadata, params, weights, path)
-    except KeyError as error:
+        if version == 1:
+            description, state = _from_version_1(metadata)
+        else:
+            description, state = metadata["estimator"], metadata["state"]
+    except (KeyError, TypeError) as error:
         raise _invalid(path, f"missing field {error}") from error
+    return description, state, weights
+
+
+def _torch_weights(raw: bytes) -> dict[str, torch.Tensor]:
+    """Version-1 weights: tensors only (no pickled code), mapped to the CPU."""
+    return torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+
+
+def load(path, **params):
+    """Load an estimator written by :func:`save`, executing no pickled code.
+
+    Parameters
+    ----------
+    path : str or path-like
+    **params
+        Parameters that could not be stored (``tokenizer``, a callable
+        ``sentence_split``, ``callbacks``...), or others to change, such as
+        ``device`` (default: the device it was saved with when it is
+        available here, else the CPU) or ``threads``.
+
+    Returns
+    -------
+    estimator
+        Fitted, predicting exactly as the saved one.
+
+    Raises
+    ------
+    ValueError
+        The file is truncated, corrupted, of another format or version,
+        or needs a parameter that was not passed (the message says which).
+    """
+    description, state, weights = _read(path)
+    warned: list[str] = []
+    try:
+        estimator = _build(description, params, path, warned)
+        if "device" not in params:
+            _fall_back_to_an_available_device(estimator)
+        fitted = estimator.set_fitted_state(_state_from_json(state, weights))
+    except (KeyError, TypeError) as error:
+        raise _invalid(path, f"missing or wrong field {error}") from error
+    except ValueError as error:
+        if "do not fit the network" in str(error):
+            raise _invalid(path, str(error)) from error
+        raise
+    if warned:
+        warnings.warn(
+            f"{path}: training-only parameters that a file cannot hold were reset to their "
+            f"defaults: {'; '.join(warned)}. Pass them to load() to set them.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return fitted
+
+
+def _fall_back_to_an_available_device(estimator) -> None:
+    """A model saved on a device this machine lacks is loaded on the CPU."""
+    for owner in (estimator, getattr(estimator, "classifier", None)):
+        if owner is None or not hasattr(owner, "device"):
+            continue
+        try:
+            resolve_device(owner.device)
+        except ValueError:
+            owner.set_params(device="cpu")

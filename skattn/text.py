@@ -36,9 +36,9 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_extraction.text import CountVectorizer
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from skattn.utils.params import Interval, Options, validate_params
 from skattn.utils.validation import check_text_input
 
 PAD_ID = 0
@@ -208,14 +208,14 @@ class TextEncoder(BaseEstimator):
         "lowercase": ["boolean"],
         "token_pattern": [str],
         "tokenizer": [callable, None],
-        "strip_accents": [StrOptions({"ascii", "unicode"}), None],
-        "analyzer": [StrOptions({"word", "char"})],
-        "min_count": [Interval(Integral, 1, None, closed="left")],
-        "max_vocab": [Interval(Integral, 1, None, closed="left"), None],
-        "max_length": [Interval(Integral, 1, None, closed="left"), None],
-        "sentence_split": [StrOptions(set(_SENTENCE_SPLITTERS)), callable, None],
-        "max_sentences": [Interval(Integral, 1, None, closed="left"), None],
-        "max_sentence_length": [Interval(Integral, 1, None, closed="left"), None],
+        "strip_accents": [Options({"ascii", "unicode"}), None],
+        "analyzer": [Options({"word", "char"})],
+        "min_count": [Interval(Integral, 1, None, "left")],
+        "max_vocab": [Interval(Integral, 1, None, "left"), None],
+        "max_length": [Interval(Integral, 1, None, "left"), None],
+        "sentence_split": [Options(set(_SENTENCE_SPLITTERS)), callable, None],
+        "max_sentences": [Interval(Integral, 1, None, "left"), None],
+        "max_sentence_length": [Interval(Integral, 1, None, "left"), None],
     }
 
     def __init__(
@@ -371,7 +371,7 @@ class TextEncoder(BaseEstimator):
         >>> TextEncoder(min_count=2).fit(["a b", "a c"]).vocabulary_
         {'a': 2}
         """
-        self._validate_params()
+        validate_params(self)
         self._fit_vocabulary(self._tokenized(check_text_input(X), "X"))
         return self
 
@@ -386,13 +386,33 @@ class TextEncoder(BaseEstimator):
                 f"min_count={self.min_count} leaves an empty vocabulary: the most frequent "
                 f"token is seen {max(counts.values())} times."
             )
-        self._set_vocabulary([token for token, _ in kept], [count for _, count in kept])
+        self.set_vocabulary([token for token, _ in kept], [count for _, count in kept])
 
-    def _set_vocabulary(self, tokens: list[str], counts: list[int]) -> None:
-        """Make ``tokens`` (most frequent first) the vocabulary, ids from 2 on."""
+    def set_vocabulary(self, tokens: Sequence[str], counts: Sequence[int]) -> TextEncoder:
+        """Make ``tokens`` (most frequent first) the fitted vocabulary, ids from 2 on.
+
+        How ``fit`` ends, and how a saved encoder is rebuilt.
+
+        Parameters
+        ----------
+        tokens : sequence of str
+            The kept tokens, without PAD and UNK.
+        counts : sequence of int
+            How often each was seen in the fit data.
+
+        Returns
+        -------
+        self : TextEncoder
+
+        Examples
+        --------
+        >>> TextEncoder().set_vocabulary(["film", "plot"], [3, 1]).vocabulary_
+        {'film': 2, 'plot': 3}
+        """
         self.id_to_token_ = [PAD_TOKEN, UNK_TOKEN] + list(tokens)
         self.vocabulary_ = {token: i for i, token in enumerate(self.id_to_token_) if i > UNK_ID}
         self.token_counts_ = np.array([0, 0] + list(counts), dtype=np.int64)
+        return self
 
     @property
     def vocab_size_(self) -> int:
@@ -424,7 +444,11 @@ class TextEncoder(BaseEstimator):
         [4, 2, 3]
         """
         check_is_fitted(self, "vocabulary_")
-        results = self._tokenized(check_text_input(X, name=name), name)
+        return self._encode_documents(check_text_input(X, name=name), name, return_tokens)
+
+    def _encode_documents(self, documents: list[str], name: str = "X", return_tokens=False):
+        """:meth:`encode` for documents already validated by the caller."""
+        results = self._tokenized(documents, name)
         corpus = self._encode_tokenized(results)
         return (corpus, [sentences for sentences, _ in results]) if return_tokens else corpus
 
@@ -445,8 +469,12 @@ class TextEncoder(BaseEstimator):
         >>> len(TextEncoder().fit_encode(["a b", "c"]))
         2
         """
-        self._validate_params()
-        results = self._tokenized(check_text_input(X), "X")
+        validate_params(self)
+        return self._fit_encode_documents(check_text_input(X))
+
+    def _fit_encode_documents(self, documents: list[str]) -> EncodedCorpus:
+        """:meth:`fit_encode` for documents and parameters already validated by the caller."""
+        results = self._tokenized(documents, "X")
         self._fit_vocabulary(results)
         return self._encode_tokenized(results)
 

@@ -39,3 +39,34 @@ def polarity_small(polarity):
     rng = np.random.RandomState(0)
     idx = rng.permutation(len(X))[:600]
     return [X[i] for i in idx], y[idx]
+
+
+def make_toy_corpus(n_documents=240, seed=0):
+    """Synthetic two-class documents of 1-4 sentences; the class is carried by cue words.
+
+    Each sentence mixes filler words with, in half of the sentences, one cue
+    word of the document's class; every document holds at least one cue.
+    Small and fast, for API and convention tests that need no real corpus.
+    """
+    rng = np.random.RandomState(seed)
+    fillers = "the a film plot actor scene story it was is and of with this".split()
+    cues = {"pos": "great superb moving brilliant".split(), "neg": "awful dull boring weak".split()}
+    X, y = [], []
+    for i in range(n_documents):
+        label = ("pos", "neg")[i % 2]
+        sentences = []
+        n_sentences = rng.randint(1, 5)
+        for j in range(n_sentences):
+            words = list(rng.choice(fillers, size=rng.randint(3, 8)))
+            if j == 0 or rng.rand() < 0.5:
+                words.insert(rng.randint(len(words) + 1), rng.choice(cues[label]))
+            sentences.append(" ".join(words).capitalize() + ".")
+        X.append(" ".join(sentences))
+        y.append(label)
+    return X, np.asarray(y)
+
+
+@pytest.fixture(scope="session")
+def toy():
+    """A small synthetic corpus (see make_toy_corpus) as (X, y)."""
+    return make_toy_corpus()

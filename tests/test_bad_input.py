@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from sklearn.utils._param_validation import InvalidParameterError
+from skattn.utils.params import InvalidParameterError
 
 from estimators import LENGTH_LIMITS, SMALL_ESTIMATORS
 

@@ -35,7 +35,7 @@ def test_shapes_names_and_agreement_with_the_classifier(fitted, polarity_small):
 @pytest.mark.parametrize("output", ["max", "mean"])
 def test_pooled_outputs(output, fitted, polarity_small):
     X, _ = polarity_small
-    pooled = SelfAttentiveEmbedder(output=output)._use_fitted(fitted.classifier_)
+    pooled = SelfAttentiveEmbedder(output=output)._adopt(fitted.classifier_)
     expected = getattr(fitted.transform_3d(X[:5]), output)(axis=1)
     np.testing.assert_array_equal(pooled.transform(X[:5]), expected)
     assert pooled.n_features_out_ == expected.shape[1] == 32

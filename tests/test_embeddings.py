@@ -96,7 +96,7 @@ def test_pretrained_vectors_fill_the_rows_of_known_words(
 
 @pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
 def test_word2vec_trained_on_fit_data_initialises_the_embedding(make, polarity_small, monkeypatch):
-    from skattn import baselines
+    from skattn import embeddings
 
     trained = []
 
@@ -104,8 +104,8 @@ def test_word2vec_trained_on_fit_data_initialises_the_embedding(make, polarity_s
         trained.append(real(*args, **kwargs))
         return trained[-1]
 
-    real = baselines.train_word2vec
-    monkeypatch.setattr(baselines, "train_word2vec", spy)
+    real = embeddings.train_word2vec
+    monkeypatch.setattr(embeddings, "train_word2vec", spy)
     X, y = polarity_small
     est = make(embeddings="word2vec", freeze_embeddings=True).fit(X, y)
     weights = est.net_.module_.embedding.weight.detach().numpy()

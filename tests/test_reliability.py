@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from skorch.callbacks import Callback
 
-from skattn import load
+from skattn import load, save
 from skattn.text import TextEncoder
 
 from estimators import SMALL_ESTIMATORS
@@ -89,7 +89,7 @@ def test_checkpoints_use_a_fresh_temporary_directory_per_fit(
 def test_warm_start_continues_a_loaded_model_with_its_vocabulary(make, polarity_small, tmp_path):
     X, y = polarity_small
     first = make(max_epochs=1).fit(X[:300], y[:300])
-    restored = load(first.save(tmp_path / "m.skattn"), warm_start=True)
+    restored = load(save(first, tmp_path / "m.skattn"), warm_start=True)
     vocabulary = dict(restored.encoder_.vocabulary_)
     before = restored.predict_proba(X[300:])
     restored.fit(X[300:], y[300:])

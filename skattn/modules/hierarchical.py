@@ -8,7 +8,6 @@ from torch import nn
 from skattn.modules.attention import SequencePooling, length_mask
 from skattn.modules.encoders import BiRNNEncoder
 from skattn.modules.outputs import ModuleOutput
-from skattn.text import PAD_ID
 
 
 class HierarchicalOutput(ModuleOutput):
@@ -20,20 +19,6 @@ class HierarchicalOutput(ModuleOutput):
     """
 
     fields = ("logits", "sentence_attention", "word_attention", "embedding")
-
-    def per_document(self, X) -> dict[str, list]:
-        """Sentence weights and per-sentence word weights of each document, unpadded."""
-        lengths = X["lengths"].cpu().numpy()
-        counts = (lengths > 0).sum(1)
-        sentence_attention = self.sentence_attention.cpu().numpy()
-        word_attention = self.word_attention.cpu().numpy()
-        return {
-            "sentence_attention": [a[:n] for a, n in zip(sentence_attention, counts)],
-            "word_attention": [
-                [weights[:n] for weights, n in zip(document, sentence_lengths[:count])]
-                for document, sentence_lengths, count in zip(word_attention, lengths, counts)
-            ],
-        }
 
 
 class HierarchicalAttentionNet(nn.Module):
@@ -60,6 +45,8 @@ class HierarchicalAttentionNet(nn.Module):
         Dropout on the embeddings and on the document vector.
     chunk_size : int or None, default=256
         Sentences per word-level GRU call.
+    padding_idx : int, default=0
+        The token id of padding (its embedding stays zero).
 
     Examples
     --------
@@ -81,9 +68,10 @@ class HierarchicalAttentionNet(nn.Module):
         pooling: str = "attention",
         dropout: float = 0.0,
         chunk_size: int | None = 256,
+        padding_idx: int = 0,
     ):
         super().__init__()
-        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=PAD_ID)
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=padding_idx)
         self.word_encoder = BiRNNEncoder(embedding_dim, word_hidden, "gru", chunk_size)
         self.word_pooling = SequencePooling(self.word_encoder.output_size, context_dim, pooling)
         self.sentence_encoder = BiRNNEncoder(self.word_encoder.output_size, sentence_hidden, "gru")

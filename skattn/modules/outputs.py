@@ -33,10 +33,3 @@ class ModuleOutput(tuple):
             return self[self.fields.index(name)]
         except ValueError:
             raise AttributeError(name) from None
-
-    def per_document(self, X) -> dict[str, list]:
-        """Fields whose per-document values must be cut to their real size.
-
-        ``X`` is the collated batch the output was computed from.
-        """
-        return {}

@@ -8,7 +8,6 @@ from torch import nn
 from skattn.modules.attention import StructuredSelfAttention, attention_penalty, length_mask
 from skattn.modules.encoders import BiRNNEncoder
 from skattn.modules.outputs import ModuleOutput
-from skattn.text import PAD_ID
 
 
 class SelfAttentiveOutput(ModuleOutput):
@@ -23,11 +22,6 @@ class SelfAttentiveOutput(ModuleOutput):
     """
 
     fields = ("logits", "attention", "embedding", "penalty")
-
-    def per_document(self, X) -> dict[str, list]:
-        """The attention of each document of batch ``X``, (hops, length), without padding."""
-        attention = self.attention.cpu().numpy()
-        return {"attention": [a[:, :n] for a, n in zip(attention, X["lengths"].tolist())]}
 
 
 class SelfAttentiveNet(nn.Module):
@@ -53,6 +47,8 @@ class SelfAttentiveNet(nn.Module):
         max / mean over the r rows.
     dropout : float, default=0.5
         Dropout on the embeddings and before each MLP layer.
+    padding_idx : int, default=0
+        The token id of padding (its embedding stays zero).
 
     Examples
     --------
@@ -73,10 +69,11 @@ class SelfAttentiveNet(nn.Module):
         mlp_hidden: int = 128,
         pooling: str = "flatten",
         dropout: float = 0.5,
+        padding_idx: int = 0,
     ):
         super().__init__()
         self.pooling = pooling
-        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=PAD_ID)
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=padding_idx)
         self.encoder = BiRNNEncoder(embedding_dim, hidden_size, cell="lstm")
         self.attention = StructuredSelfAttention(
             self.encoder.output_size, attention_dim, attention_hops

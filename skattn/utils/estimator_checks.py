@@ -132,15 +132,47 @@ def check_bad_input_errors(estimator, X, y) -> None:
             raise AssertionError(f"fit accepted bad input ({words})")
 
 
+def check_param_validation(estimator, X, y) -> None:
+    """Every parameter is declared, and a value of the wrong type fails ``fit`` clearly.
+
+    The text version of scikit-learn's check of the same name: each
+    parameter in turn is set to an object of a type nobody accepts, and
+    ``fit`` must raise an error that names the parameter and the estimator
+    ("The 'name' parameter of Estimator must be ... Got ... instead.").
+    """
+    import re
+
+    params = estimator.get_params(deep=False)
+    declared = getattr(estimator, "_parameter_constraints", {})
+    assert set(declared) == set(params), (
+        f"_parameter_constraints and the parameters differ: "
+        f"{sorted(set(declared) ^ set(params))}"
+    )
+    bad_value = type("BadType", (), {})()
+    name_of = type(estimator).__name__
+    for name in params:
+        if declared[name] == "no_validation":
+            continue
+        est = clone(estimator).set_params(**{name: bad_value})
+        try:
+            est.fit(X, y)
+        except (TypeError, ValueError) as error:
+            pattern = rf"The '{name}' parameter of {name_of} must be .* Got .* instead\."
+            assert re.search(pattern, str(error)), f"unclear error for {name}: {error}"
+        else:
+            raise AssertionError(f"fit accepted {name}={bad_value!r}")
+
+
 def text_estimator_checks() -> Iterator[TextCheck]:
     """Yield every text data check (for ``pytest.mark.parametrize``).
 
     Examples
     --------
     >>> [check.__name__ for check in text_estimator_checks()][:2]
-    ['check_fit_returns_self', 'check_not_fitted']
+    ['check_fit_returns_self', 'check_param_validation']
     """
     yield check_fit_returns_self
+    yield check_param_validation
     yield check_not_fitted
     yield check_pickle_round_trip
     yield check_idempotent_fit
