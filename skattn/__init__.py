@@ -21,7 +21,15 @@ _PUBLIC = {
     "save": "skattn.persistence",
 }
 
-__all__ = [*sorted(_PUBLIC), "__version__"]
+__all__ = [
+    "HierarchicalAttentionClassifier",
+    "SelfAttentiveClassifier",
+    "SelfAttentiveEmbedder",
+    "TextEncoder",
+    "__version__",
+    "load",
+    "save",
+]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier

@@ -1,8 +1,14 @@
-"""Command line: ``python -m skattn compare ...`` and ``python -m skattn explain ...``."""
+"""Command line: ``python -m skattn {compare,predict,explain} ...``.
+
+Errors are printed as one line (``skattn: error: ...``) with exit status 1;
+``--debug`` shows the traceback instead.
+"""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -10,7 +16,17 @@ from pathlib import Path
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from skattn.compare import available_models, compare, format_table, load_dataset, plot_results
+from skattn import __version__
+from skattn.compare import (
+    available_models,
+    compare,
+    format_table,
+    load_dataset,
+    plot_results,
+    read_table,
+)
+from skattn.persistence import load
+from skattn.text import TOKENIZERS
 
 #: What the main job compares when --models is not given.
 DEFAULT_MODELS = [
@@ -27,6 +43,10 @@ DEFAULT_MODELS = [
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m skattn")
+    parser.add_argument("--version", action="version", version=f"skattn {__version__}")
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of an error, not one line"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     cmp = commands.add_parser(
         "compare", help="attention models vs linear baselines on a corpus, same folds"
@@ -39,7 +59,10 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--text-column", default="text", help="text column of a file")
     cmp.add_argument("--label-column", default="label", help="label column of a file")
     cmp.add_argument(
-        "--models", default=None, help="comma-separated model names (default: all); see --list"
+        "--models",
+        default=None,
+        help="comma-separated model names (default: " + ",".join(DEFAULT_MODELS) + "); "
+        "--list prints every name",
     )
     cmp.add_argument(
         "--cv",
@@ -63,36 +86,100 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--vectors-dim", type=int, default=None, help="size of the --vectors vectors")
     cmp.add_argument("--list", action="store_true", help="list model names and exit")
 
-    exp = commands.add_parser("explain", help="attention of a saved model as an HTML page")
-    exp.add_argument("model", type=Path, help="a file written by skattn.save / estimator.save")
-    source = exp.add_mutually_exclusive_group(required=True)
-    source.add_argument("--text", action="append", help="a document (repeatable)")
-    source.add_argument("--file", type=Path, help="UTF-8 text file, one document per line")
-    exp.add_argument("--output", type=Path, default=Path("attention.html"))
+    for name, help_text, default in [
+        ("predict", "labels and class probabilities of a saved model, as CSV", "predictions.csv"),
+        ("explain", "attention of a saved model as an HTML page", "attention.html"),
+    ]:
+        command = commands.add_parser(name, help=help_text)
+        command.add_argument("model", type=Path, help="a file written by skattn.save")
+        source = command.add_mutually_exclusive_group(required=True)
+        source.add_argument("--text", action="append", help="a document (repeatable)")
+        source.add_argument(
+            "--file",
+            type=Path,
+            help="UTF-8 .txt file (one document per line), or .csv/.jsonl with --text-column",
+        )
+        command.add_argument("--text-column", default="text", help="text column of a .csv/.jsonl")
+        command.add_argument(
+            "--tokenizer",
+            default=None,
+            help="for a model saved with a custom tokenizer: module:function (imported), "
+            f"or a built-in name {sorted(TOKENIZERS)}",
+        )
+        command.add_argument("--output", type=Path, default=Path(default))
     return parser
 
 
-def _explain(args) -> int:
-    from skattn.persistence import load
+def _documents(args) -> list[str]:
+    """The documents a predict/explain command reads: --text, or a .txt/.csv/.jsonl file."""
+    if args.text:
+        return args.text
+    if not args.file.is_file():
+        raise FileNotFoundError(f"--file {args.file}: no such file")
+    if args.file.suffix.lower() in (".csv", ".jsonl"):
+        return read_table(args.file, text_column=args.text_column, label_column=None).X
+    return args.file.read_text(encoding="utf-8").splitlines()
 
-    model = load(args.model)
-    if args.file:
-        documents = [
-            line for line in args.file.read_text(encoding="utf-8").splitlines() if line.strip()
-        ]
-    else:
-        documents = args.text
-    classifier = getattr(model, "classifier_", model)
-    path = classifier.explain(documents).save_html(args.output)
+
+def _load_model(args):
+    if not args.model.is_file():
+        raise FileNotFoundError(f"model file {args.model}: no such file")
+    params = {}
+    if args.tokenizer:
+        if args.tokenizer in TOKENIZERS:
+            params["tokenizer"] = args.tokenizer
+        else:
+            module, _, function = args.tokenizer.partition(":")
+            if not function:
+                raise ValueError(f"--tokenizer {args.tokenizer!r}: expected module:function")
+            params["tokenizer"] = getattr(importlib.import_module(module), function)
+    model = load(args.model, **params)
+    return getattr(model, "classifier_", model)
+
+
+def _predict(args) -> int:
+    model, documents = _load_model(args), _documents(args)
+    labels = model.predict(documents)
+    probabilities = model.predict_proba(documents)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    with open(args.output, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "label", *[f"proba_{c}" for c in model.classes_]])
+        for text, label, proba in zip(documents, labels, probabilities):
+            writer.writerow([text, label, *[f"{p:.6f}" for p in proba]])
+    print(f"wrote predictions of {len(documents)} document(s) to {args.output}")
+    return 0
+
+
+def _explain(args) -> int:
+    model, documents = _load_model(args), _documents(args)
+    path = model.explain(documents).save_html(args.output)
     print(f"wrote attention of {len(documents)} document(s) to {path}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m skattn`` and of the ``skattn`` script."""
+    """Entry point of ``python -m skattn`` and of the ``skattn`` script.
+
+    Returns
+    -------
+    int
+        The exit status: 0, 1 after an error (printed as one line), 2 for
+        wrong arguments.
+    """
     args = _parser().parse_args(argv)
-    if args.command == "explain":
-        return _explain(args)
+    commands = {"compare": _compare, "predict": _predict, "explain": _explain}
+    try:
+        return commands[args.command](args)
+    except (Exception, KeyboardInterrupt) as error:
+        if args.debug:
+            raise
+        message = str(error) or type(error).__name__
+        print(f"skattn: error: {message} (--debug shows the traceback)", file=sys.stderr)
+        return 1
+
+
+def _compare(args) -> int:
     models = available_models(quick=args.quick, vectors=args.vectors, vectors_dim=args.vectors_dim)
     if args.list:
         print("\n".join(models))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -28,17 +29,28 @@ from typing import Any
 import numpy as np
 import torch
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
+from skorch.callbacks import EarlyStopping
 from skorch.history import History
 
 from skattn.data import DocumentDataset
 from skattn.embeddings import check_embeddings_source, initial_vectors
 from skattn.explain import Explanations
-from skattn.net import OPTIMIZERS, AttentionNet, build_net, resolve_device, seeded, torch_threads
-from skattn.text import PAD_ID, TextEncoder
+from skattn.net import (
+    OPTIMIZERS,
+    AttentionNet,
+    build_net,
+    check_net_params,
+    resolve_device,
+    seeded,
+    torch_threads,
+    user_callback_types,
+)
+from skattn.text import PAD_ID, EncodedCorpus, TextEncoder
 from skattn.utils.params import Interval, Options, validate_params
 from skattn.utils.validation import (
     check_labels,
@@ -48,6 +60,10 @@ from skattn.utils.validation import (
 )
 
 _positive_int = Interval(Integral, 1, None, "left")
+
+#: Share of the training documents above which blank or truncated
+#: documents are worth a warning at fit.
+NOTABLE_SHARE = 0.01
 
 #: Constraints of the network and training parameters every attention
 #: classifier has (text parameters take theirs from TextEncoder).
@@ -66,12 +82,15 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "weight_decay": [Interval(Real, 0, None, "left")],
     "clip_grad_norm": [Interval(Real, 0, None, "neither"), None],
     "lr_schedule": [Options({"constant", "cosine"})],
+    "warmup_epochs": [Interval(Integral, 0, None, "left")],
     "early_stopping": ["boolean"],
     "validation_fraction": [Interval(Real, 0, 1, "neither"), None],
     "n_iter_no_change": [_positive_int],
     "checkpoint_dir": [str, os.PathLike, None],
     "warm_start": ["boolean"],
     "callbacks": [list, None],
+    "net_params": [dict, None],
+    "class_weight": [Options({"balanced"}), dict, None],
     "device": [str, None],
     "threads": [_positive_int, None],
     "random_state": ["random_state"],
@@ -99,7 +118,7 @@ class FittedState:
     classes : ndarray
         ``classes_``.
     tokens : list of str
-        The vocabulary, most frequent first (without PAD and UNK).
+        The token of each id (``TextEncoder.id_to_token_``).
     token_counts : list of int
         How often each token was seen in ``fit``.
     attributes : dict
@@ -116,7 +135,7 @@ class FittedState:
     weights: dict[str, torch.Tensor] = field(default_factory=dict)
 
 
-class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
+class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
     """Shared machinery of the attention classifiers (not public API)."""
 
     _module_class: type[torch.nn.Module]
@@ -152,12 +171,14 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         """
         validate_params(self)
         check_embeddings_source(self.embeddings)
+        check_net_params(self.net_params)
         device = resolve_device(self.device)
         X = check_text_input(X)
         y = check_labels(y, len(X))
         weights = None if sample_weight is None else check_sample_weight(sample_weight, len(X))
         warm = self.warm_start and hasattr(self, "net_")
         classes, y_encoded = self._encode_labels(y, warm)
+        class_weight = self._class_weights(classes, y_encoded)
         # A canonical order makes the fitted model independent of the order
         # the samples came in (batches, split and vectors all follow it);
         # errors still name positions in the caller's order.
@@ -167,9 +188,7 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
             stack.enter_context(torch_threads(self.threads))
             stack.enter_context(seeded(seed, device))
             encoder = self.encoder_ if warm else self._new_encoder()
-            corpus = (
-                encoder._encode_documents(X) if warm else encoder._fit_encode_documents(X)
-            )
+            corpus = encoder._encode_documents(X) if warm else encoder._fit_encode_documents(X)
             dataset = DocumentDataset(
                 corpus, y_encoded, weights, hierarchical=self._hierarchical
             ).subset(order)
@@ -179,7 +198,10 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
                 checkpoint_dir = self.checkpoint_dir or stack.enter_context(
                     tempfile.TemporaryDirectory(prefix="skattn-fit-")
                 )
-            net = self._build_net(len(classes), encoder.vocab_size_, valid, checkpoint_dir)
+            self._warn_about(corpus)
+            net = self._build_net(
+                len(classes), encoder.vocab_size_, valid, checkpoint_dir, class_weight
+            )
             net.initialize()
             if warm:
                 net.module_.load_state_dict(self.net_.module_.state_dict())
@@ -202,14 +224,58 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
             encoder,
             net,
             n_truncated=int(corpus.n_truncated),
+            n_blank=int(corpus.n_blank),
             embedding_coverage=coverage,
         )
+
+    def _class_weights(self, classes: np.ndarray, y_encoded: np.ndarray) -> list[float] | None:
+        """The loss weight of each class from ``class_weight``, in the order of ``classes``."""
+        if self.class_weight is None:
+            return None
+        if self.class_weight == "balanced":
+            present = np.unique(y_encoded)
+            weights = np.ones(len(classes))
+            weights[present] = compute_class_weight("balanced", classes=present, y=y_encoded)
+            return weights.tolist()
+        unknown = [label for label in self.class_weight if label not in set(classes.tolist())]
+        if unknown:
+            raise ValueError(
+                f"class_weight names labels that are not in y: {unknown[:5]}; "
+                f"the classes are {classes.tolist()}."
+            )
+        return [float(self.class_weight.get(label, 1.0)) for label in classes.tolist()]
+
+    def _warn_about(self, corpus: EncodedCorpus) -> None:
+        """One warning each when a notable share of the fit data is blank or truncated."""
+        n = len(corpus)
+        if corpus.n_blank / n >= NOTABLE_SHARE:
+            warnings.warn(
+                f"{corpus.n_blank} of {n} training documents ({corpus.n_blank / n:.1%}) are "
+                "blank or yield no token; each is encoded as the reserved token '<empty>' "
+                "(see n_blank_).",
+                UserWarning,
+                stacklevel=3,
+            )
+        if corpus.n_truncated / n >= NOTABLE_SHARE:
+            limits = ", ".join(
+                f"{getattr(self, name)} by {name} ({count} documents)"
+                for name, count in sorted(corpus.truncated_by.items())
+            )
+            warnings.warn(
+                f"{corpus.n_truncated} of {n} training documents ({corpus.n_truncated / n:.1%}) "
+                f"were truncated to their first tokens: {limits}. Raise these parameters (or "
+                "set them to None) to keep more text (see n_truncated_).",
+                UserWarning,
+                stacklevel=3,
+            )
 
     def _new_encoder(self) -> TextEncoder:
         """An unfitted TextEncoder with this estimator's text parameters."""
         return TextEncoder(**{name: getattr(self, name) for name in self._text_params})
 
-    def _build_net(self, n_classes: int, vocab_size: int, valid=None, checkpoint_dir=None):
+    def _build_net(
+        self, n_classes: int, vocab_size: int, valid=None, checkpoint_dir=None, class_weight=None
+    ):
         """The skorch net for these settings (see :func:`skattn.net.build_net`)."""
         return build_net(
             self.get_params(deep=False),
@@ -223,6 +289,7 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
             n_classes=n_classes,
             valid=valid,
             checkpoint_dir=checkpoint_dir,
+            class_weight=class_weight,
             **self._loss_params(),
         )
 
@@ -232,6 +299,7 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         self.encoder_ = encoder
         self.net_ = net
         self.n_truncated_ = attributes["n_truncated"]
+        self.n_blank_ = attributes.get("n_blank", 0)
         self.embedding_coverage_ = attributes["embedding_coverage"]
         self.history_ = net.history
         return self
@@ -249,15 +317,16 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
         >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
         >>> state = clf.fit(["good", "bad"] * 4, [1, 0] * 4).get_fitted_state()
         >>> state.tokens, state.classes.tolist()
-        (['bad', 'good'], [0, 1])
+        (['<pad>', '<unk>', '<empty>', 'bad', 'good'], [0, 1])
         """
         check_is_fitted(self, "net_")
         return FittedState(
             classes=self.classes_,
-            tokens=self.encoder_.id_to_token_[2:],
-            token_counts=self.encoder_.token_counts_[2:].tolist(),
+            tokens=list(self.encoder_.id_to_token_),
+            token_counts=self.encoder_.token_counts_.tolist(),
             attributes={
                 "n_truncated": self.n_truncated_,
+                "n_blank": self.n_blank_,
                 "embedding_coverage": self.embedding_coverage_,
                 "history": self.history_.to_list(),
             },
@@ -307,7 +376,12 @@ class AttentionClassifierBase(ClassifierMixin, BaseEstimator):
 
     def _split(self, dataset: DocumentDataset, seed: int):
         fraction = self.validation_fraction
-        if fraction is None and self.early_stopping:
+        # skorch's EarlyStopping among the user's callbacks needs a validation
+        # split too: it gets the same default share as early_stopping=True.
+        wants_validation = self.early_stopping or any(
+            issubclass(t, EarlyStopping) for t in user_callback_types(self.callbacks)
+        )
+        if fraction is None and wants_validation:
             fraction = 0.1
         if fraction is None:
             return dataset, None

@@ -29,7 +29,6 @@ from skattn.text import DEFAULT_TOKEN_PATTERN, TextEncoder
 from skattn.utils.validation import check_text_input
 
 
-
 def _linear(features, C: float) -> Pipeline:
     """``features`` followed by (multinomial, for > 2 classes: lbfgs) logistic regression."""
     return Pipeline(

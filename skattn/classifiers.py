@@ -7,6 +7,7 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from skattn.base import COMMON_CONSTRAINTS, AttentionClassifierBase, text_constraints
 from skattn.modules.hierarchical import HierarchicalAttentionNet
@@ -56,7 +57,8 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         ``embedding_dim``.
     freeze_embeddings : bool, default=False
         Keep the word vectors fixed during training.
-    lowercase, token_pattern, tokenizer, strip_accents, analyzer : see :class:`skattn.text.TextEncoder`
+    lowercase, token_pattern, tokenizer, strip_accents, analyzer
+        See :class:`skattn.text.TextEncoder`.
     min_count : int, default=2
         Words seen fewer times in ``fit`` become UNK (words seen once are
         mostly noise on small corpora; UNK generalises better).
@@ -78,11 +80,17 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
     lr_schedule : {"constant", "cosine"}, default="cosine"
         "cosine" decays the learning rate towards 0 over ``max_epochs``
         (per epoch), which makes the last epoch's model the stable one.
+        A skorch ``LRScheduler`` among ``callbacks`` replaces this schedule
+        (it never stacks on it).
+    warmup_epochs : int, default=0
+        Epochs of linear warm-up (from ``lr / (warmup_epochs + 1)`` to
+        ``lr``) before the ``lr_schedule``.
     early_stopping : bool, default=False
         Stop when the validation accuracy has not improved for
         ``n_iter_no_change`` epochs and restore the weights of the best
         epoch. Holds out
-        ``validation_fraction`` (0.1 if None) of the training data.
+        ``validation_fraction`` (0.1 if None) of the training data. A skorch
+        ``EarlyStopping`` among ``callbacks`` holds out the same share.
     validation_fraction : float or None, default=None
         Stratified share of ``X`` held out for validation; None trains on
         all of ``X``.
@@ -96,11 +104,27 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         vocabulary and classes (a fresh optimizer), e.g. after ``load``.
     callbacks : list of skorch callbacks or None, default=None
         Extra callbacks (e.g. ``skorch.callbacks.ProgressBar()``).
-    device : str, default="cpu"
+    net_params : dict or None, default=None
+        Further skorch arguments, by skorch's own names with the prefixes
+        ``optimizer__``, ``criterion__``, ``iterator_train__`` or
+        ``iterator_valid__`` (e.g. ``{"optimizer__betas": (0.9, 0.98)}``).
+        One explicit dict keeps ``clone`` and ``GridSearchCV`` working
+        (searchable as whole dicts).
+    class_weight : "balanced", dict or None, default=None
+        Weight of each class in the loss, as in scikit-learn: "balanced"
+        weighs classes inversely to their frequency in ``y``; a dict maps
+        labels to weights (others 1). Multiplies ``sample_weight``.
+    device : str or None, default="cpu"
+        "auto" (CUDA when available, else CPU), "cpu", "cuda", "cuda:N",
+        "mps". An unavailable device fails at the start of ``fit`` with
+        the list of available ones.
     threads : int or None, default=1
-        PyTorch intra-op threads during fit and inference (restored after);
-        1 is fastest for small models on a shared CPU. None leaves
-        PyTorch's setting alone.
+        PyTorch intra-op threads during fit and inference (PyTorch's
+        setting is process-wide: it is restored after each call, under a
+        lock shared by skattn's calls). 1 is safest: on a loaded 2-core
+        machine and in parallel searches it is the fastest
+        (``benchmarks/bench_threads.py``); on an idle machine 2 threads
+        train up to 1.4× faster. None leaves PyTorch's setting alone.
     random_state : int, RandomState or None, default=None
         Seeds initialisation, dropout, batching and the validation split;
         an int makes ``fit`` reproducible on CPU.
@@ -116,7 +140,14 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
     net_ : skorch NeuralNetClassifier
         The trained network (``net_.history`` holds the epochs).
     n_truncated_ : int
-        Training documents shortened by ``max_length``.
+        Training documents shortened by ``max_length`` (a warning at fit
+        says so when it is 1% of them or more).
+    n_blank_ : int
+        Training documents that were blank or yielded no token, encoded as
+        the reserved token ``<empty>`` (a warning at fit from 1% on).
+    history_ : skorch History
+        The training history (loss, accuracy, duration per epoch); kept by
+        :func:`skattn.save`.
     embedding_coverage_ : float or None
         Share of the vocabulary that got an initial vector from
         ``embeddings`` (None for random initialisation).
@@ -182,13 +213,16 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         weight_decay: float = 0.0,
         clip_grad_norm: float | None = 0.5,
         lr_schedule: str = "cosine",
+        warmup_epochs: int = 0,
         early_stopping: bool = False,
         validation_fraction: float | None = None,
         n_iter_no_change: int = 3,
         checkpoint_dir: str | None = None,
         warm_start: bool = False,
         callbacks: list | None = None,
-        device: str = "cpu",
+        net_params: dict | None = None,
+        class_weight: str | dict | None = None,
+        device: str | None = "cpu",
         threads: int | None = 1,
         random_state=None,
         verbose: int = 0,
@@ -219,12 +253,15 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         self.weight_decay = weight_decay
         self.clip_grad_norm = clip_grad_norm
         self.lr_schedule = lr_schedule
+        self.warmup_epochs = warmup_epochs
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.checkpoint_dir = checkpoint_dir
         self.warm_start = warm_start
         self.callbacks = callbacks
+        self.net_params = net_params
+        self.class_weight = class_weight
         self.device = device
         self.threads = threads
         self.random_state = random_state
@@ -257,6 +294,24 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         """
         embedding = self._outputs(X, ("embedding",))["embedding"]
         return embedding.reshape(len(embedding), -1)
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of ``transform``'s columns: ``hop{i}_dim{j}``.
+
+        Parameters
+        ----------
+        input_features : ignored
+
+        Returns
+        -------
+        ndarray of str
+        """
+        check_is_fitted(self, "net_")
+        width = 2 * self.hidden_size
+        return np.asarray(
+            [f"hop{h}_dim{d}" for h in range(self.attention_hops) for d in range(width)],
+            dtype=object,
+        )
 
     def _explain_records(self, X: list[str]) -> list[dict[str, Any]]:
         """Per document: ``tokens`` (as kept after truncation; unknown words
@@ -301,7 +356,8 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
     embeddings : {"ppmi", "word2vec", "random"}, None, path, KeyedVectors or dict, default="ppmi"
         Initial word vectors, see :class:`SelfAttentiveClassifier`.
     freeze_embeddings : bool, default=False
-    lowercase, token_pattern, tokenizer, strip_accents, analyzer : see :class:`skattn.text.TextEncoder`
+    lowercase, token_pattern, tokenizer, strip_accents, analyzer
+        See :class:`skattn.text.TextEncoder`.
     min_count : int, default=2
         Words seen fewer times become UNK (the paper: 6, i.e. words seen
         at most 5 times are UNK).
@@ -325,13 +381,14 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         With a constant rate the model can collapse in a late epoch
         (measured: 85.8% → 71.8% on a movie_reviews fold); the cosine decay
         ends training at a small rate.
-    momentum, weight_decay, clip_grad_norm, early_stopping,
+    momentum, weight_decay, clip_grad_norm, warmup_epochs, early_stopping,
     validation_fraction, n_iter_no_change, checkpoint_dir, warm_start,
-    callbacks, device, threads, random_state, verbose : see :class:`SelfAttentiveClassifier`
+    callbacks, net_params, class_weight, device, threads, random_state,
+    verbose : see :class:`SelfAttentiveClassifier`
 
     Attributes
     ----------
-    classes_, encoder_, net_, n_truncated_, embedding_coverage_
+    classes_, encoder_, net_, n_truncated_, n_blank_, history_, embedding_coverage_
         See :class:`SelfAttentiveClassifier`.
 
     Examples
@@ -412,13 +469,16 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         weight_decay: float = 0.0,
         clip_grad_norm: float | None = 5.0,
         lr_schedule: str = "cosine",
+        warmup_epochs: int = 0,
         early_stopping: bool = False,
         validation_fraction: float | None = None,
         n_iter_no_change: int = 3,
         checkpoint_dir: str | None = None,
         warm_start: bool = False,
         callbacks: list | None = None,
-        device: str = "cpu",
+        net_params: dict | None = None,
+        class_weight: str | dict | None = None,
+        device: str | None = "cpu",
         threads: int | None = 1,
         random_state=None,
         verbose: int = 0,
@@ -450,12 +510,15 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         self.weight_decay = weight_decay
         self.clip_grad_norm = clip_grad_norm
         self.lr_schedule = lr_schedule
+        self.warmup_epochs = warmup_epochs
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.checkpoint_dir = checkpoint_dir
         self.warm_start = warm_start
         self.callbacks = callbacks
+        self.net_params = net_params
+        self.class_weight = class_weight
         self.device = device
         self.threads = threads
         self.random_state = random_state
@@ -498,6 +561,22 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         ndarray of float32
         """
         return self._outputs(X, ("embedding",))["embedding"]
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of ``transform``'s columns: ``doc_dim{j}``.
+
+        Parameters
+        ----------
+        input_features : ignored
+
+        Returns
+        -------
+        ndarray of str
+        """
+        check_is_fitted(self, "net_")
+        return np.asarray(
+            [f"doc_dim{d}" for d in range(2 * self.sentence_hidden_size)], dtype=object
+        )
 
     def _explain_records(self, X: list[str]) -> list[dict[str, Any]]:
         """Per document: ``sentences`` (token lists as kept after truncation),

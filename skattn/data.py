@@ -38,7 +38,7 @@ class DocumentDataset(Dataset):
     >>> corpus = TextEncoder().fit_encode(["a b c", "a"])
     >>> X, y = DocumentDataset(corpus).collate([0, 1])
     >>> X["tokens"].tolist(), X["lengths"].tolist()
-    ([[2, 3, 4], [2, 0, 0]], [3, 1])
+    ([[3, 4, 5], [3, 0, 0]], [3, 1])
     """
 
     def __init__(

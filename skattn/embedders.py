@@ -105,7 +105,7 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         return self._adopt(self._new_classifier().set_fitted_state(state))
 
     def _adopt(self, classifier: SelfAttentiveClassifier) -> SelfAttentiveEmbedder:
-        """Set every fitted attribute from a fitted classifier (``fit`` and ``set_fitted_state``)."""
+        """Set every fitted attribute from a fitted classifier (fit, set_fitted_state)."""
         self.classifier_ = classifier
         width = 2 * classifier.hidden_size
         self.n_features_out_ = (

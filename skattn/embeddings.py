@@ -51,8 +51,8 @@ def cooccurrence_matrix(corpus: EncodedCorpus, vocab_size: int, window: int = 5)
     Examples
     --------
     >>> from skattn.text import TextEncoder
-    >>> corpus = TextEncoder().fit_encode(["a b", "b c"])  # ids by count: b=2, a=3, c=4
-    >>> cooccurrence_matrix(corpus, 5, window=1).toarray()[2:, 2:].tolist()
+    >>> corpus = TextEncoder().fit_encode(["a b", "b c"])  # ids by count: b=3, a=4, c=5
+    >>> cooccurrence_matrix(corpus, 6, window=1).toarray()[3:, 3:].tolist()
     [[0.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
     """
     ids = corpus.token_ids
@@ -69,6 +69,40 @@ def cooccurrence_matrix(corpus: EncodedCorpus, vocab_size: int, window: int = 5)
     ).tocsr()
     counts.sum_duplicates()
     return counts
+
+
+def ppmi_matrix(counts: sp.spmatrix, context_smoothing: float = 0.75) -> sp.csr_matrix:
+    """Positive pointwise mutual information of a co-occurrence count matrix.
+
+    PPMI(w, c) = max(0, log(n(w, c) · Σ_c' n(c')^α / (n(w) · n(c)^α))), where
+    n(w) is the row sum of w, n(c) the column sum of c, and α the context
+    smoothing (0.75 as word2vec's negative sampling; 1 gives plain PMI).
+
+    Parameters
+    ----------
+    counts : sparse matrix of shape (vocab_size, vocab_size)
+    context_smoothing : float, default=0.75
+
+    Returns
+    -------
+    csr_matrix of the same shape
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> ppmi_matrix(sp.csr_matrix([[0.0, 2.0], [2.0, 1.0]]), 1.0).toarray().round(3).tolist()
+    [[0.0, 0.511], [0.511, 0.0]]
+    """
+    counts = sp.coo_matrix(counts)
+    word_totals = np.asarray(counts.sum(axis=1)).ravel()
+    context_totals = np.asarray(counts.sum(axis=0)).ravel() ** context_smoothing
+    pmi = np.log(
+        counts.data * context_totals.sum() / (word_totals[counts.row] * context_totals[counts.col])
+    )
+    positive = pmi > 0
+    return sp.csr_matrix(
+        (pmi[positive], (counts.row[positive], counts.col[positive])), shape=counts.shape
+    )
 
 
 def ppmi_vectors(
@@ -107,18 +141,9 @@ def ppmi_vectors(
     >>> enc = TextEncoder()
     >>> corpus = enc.fit_encode(["good film", "good movie", "bad film", "bad movie"] * 5)
     >>> ppmi_vectors(corpus, enc.vocab_size_, dim=2).shape
-    (6, 2)
+    (7, 2)
     """
-    counts = cooccurrence_matrix(corpus, vocab_size, window).tocoo()
-    word_totals = np.asarray(counts.sum(axis=1)).ravel()
-    context_totals = np.asarray(counts.sum(axis=0)).ravel() ** context_smoothing
-    pmi = np.log(
-        counts.data * context_totals.sum() / (word_totals[counts.row] * context_totals[counts.col])
-    )
-    positive = pmi > 0
-    ppmi = sp.csr_matrix(
-        (pmi[positive], (counts.row[positive], counts.col[positive])), shape=counts.shape
-    )
+    ppmi = ppmi_matrix(cooccurrence_matrix(corpus, vocab_size, window), context_smoothing)
     rng = np.random.RandomState(random_state)
     k = min(dim, max(1, min(ppmi.shape) - 1))
     U, S, _ = randomized_svd(ppmi, k, random_state=rng)

@@ -16,9 +16,16 @@ Hierarchical documents::
 HTML follows the HAN paper's Fig. 5 for hierarchical models (sentence weight
 p_s in red; word weight shown as √p_s · p_w in blue) and Lin et al.'s
 figures for self-attentive ones (the summed attention over the r hops on the
-tokens, and one heat row per hop). The page is self-contained (no scripts,
-fonts or external files), escapes all document text, and is well-formed
-XHTML.
+tokens, and one heat row per hop, each cell under its token). The page is
+self-contained (no scripts, fonts or external files), escapes all document
+text, is well-formed XHTML, and lets the browser pick each document's
+direction (``dir="auto"``), so Arabic and Hebrew read right to left.
+
+Colour scale: every weight is drawn on one fixed, absolute scale, the same
+for every document and page: colour intensity √w for a weight w in [0, 1]
+(white at 0, full colour at 1; the square root keeps small weights of long
+documents visible). Uniform attention therefore looks uniform, and a legend
+on the page shows the scale.
 """
 
 from __future__ import annotations
@@ -34,23 +41,48 @@ _CSS = (
     ".doc{border:1px solid #ccc;border-radius:4px;padding:.5em;margin:.5em 0}"
     ".label{color:#555;font-size:.9em}"
     ".tok{padding:1px 2px;margin:1px;border-radius:2px;display:inline-block}"
+    ".legend{font-size:.85em;color:#333;margin:.3em 0 1em}"
+    ".legend span.sw{display:inline-block;width:2.2em;text-align:center;margin-right:2px;"
+    "border:1px solid #ddd}"
+    "table.sa{border-collapse:collapse;margin-top:.3em}"
+    "table.sa td{padding:1px 3px;text-align:center;white-space:nowrap}"
+    "table.sa td.cell{height:.9em}"
+    "table.sa th{font-weight:normal;color:#555;font-size:.85em;text-align:right;padding-right:.4em}"
     ".sent{display:flex;align-items:baseline;margin:2px 0}"
     ".sw{width:1.2em;height:1em;margin-right:.5em;flex:none;border:1px solid #eee}"
-    "table.hops{border-collapse:collapse}"
-    "table.hops td{width:1.6em;height:.8em;padding:0}"
 )
+
+#: Weights shown in the page's legend.
+_LEGEND_WEIGHTS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0)
+
+
+def intensity(weight: float) -> float:
+    """Colour intensity of an attention weight on the fixed scale: √w, clipped to [0, 1].
+
+    Examples
+    --------
+    >>> intensity(0.25), intensity(1.0), intensity(0.0)
+    (0.5, 1.0, 0.0)
+    """
+    return float(np.sqrt(np.clip(weight, 0.0, 1.0)))
 
 
 def _rgba(red: int, green: int, blue: int, alpha: float) -> str:
     return f"rgba({red},{green},{blue},{float(np.clip(alpha, 0, 1)):.3f})"
 
 
-def _token(text: str, weight: float, shade: float, colour=(0, 0, 255)) -> str:
+def _shaded(weight: float, colour) -> str:
+    """Attributes of an element shaded by ``weight``: its value and its colour."""
+    shade = intensity(weight)
     ink = ";color:#fff" if shade > 0.6 else ""  # readable on dark backgrounds
     return (
-        f'<span class="tok" data-weight="{weight:.6f}" title="{weight:.4f}" '
-        f'style="background-color:{_rgba(*colour, shade)}{ink}">{html.escape(text)}</span>'
+        f'data-weight="{weight:.6f}" title="{weight:.4f}" '
+        f'style="background-color:{_rgba(*colour, shade)}{ink}"'
     )
+
+
+def _token(text: str, weight: float, colour=(0, 0, 255)) -> str:
+    return f'<span class="tok" {_shaded(weight, colour)}>{html.escape(text)}</span>'
 
 
 def _header(record: dict) -> str:
@@ -89,35 +121,59 @@ def hierarchical_word_weights(record: dict) -> list[np.ndarray]:
     ]
 
 
+def _cell(weight: float, colour=(255, 0, 0), text: str | None = None) -> str:
+    kind = "cell" if text is None else "cell tok"
+    return f'<td class="{kind}" {_shaded(weight, colour)}>{html.escape(text or "")}</td>'
+
+
 def _self_attentive_html(record: dict) -> str:
-    weights = summed_attention(record)
-    top = weights.max()
-    tokens = " ".join(
-        _token(t, w, w / top, colour=(255, 0, 0)) for t, w in zip(record["tokens"], weights)
+    # One table: the tokens (shaded by the summed attention) on the first
+    # row, one row per hop below, so every cell sits under its token.
+    tokens = (
+        "<tr><th>sum</th>"
+        + "".join(_cell(w, text=t) for t, w in zip(record["tokens"], summed_attention(record)))
+        + "</tr>"
     )
-    rows = []
-    for h, hop in enumerate(record["attention"]):
-        cells = "".join(
-            f'<td title="{w:.4f}" style="background-color:{_rgba(255, 0, 0, w / hop.max())}"></td>'
-            for w in hop
-        )
-        rows.append(f'<tr><th class="label">hop {h}</th>{cells}</tr>')
-    return f'<div class="summed">{tokens}</div><table class="hops">{"".join(rows)}</table>'
+    hops = "".join(
+        f"<tr><th>hop {h}</th>" + "".join(_cell(w) for w in hop) + "</tr>"
+        for h, hop in enumerate(record["attention"])
+    )
+    return f'<table class="sa" dir="auto">{tokens}{hops}</table>'
 
 
 def _hierarchical_html(record: dict) -> str:
     words = hierarchical_word_weights(record)
-    top_word = max(float(w.max()) for w in words)
-    top_sentence = float(record["sentence_attention"].max())
     lines = []
     for tokens, p_s, weights in zip(record["sentences"], record["sentence_attention"], words):
-        spans = " ".join(_token(t, w, w / top_word) for t, w in zip(tokens, weights))
+        spans = " ".join(_token(t, w) for t, w in zip(tokens, weights))
         lines.append(
             f'<div class="sent"><span class="sw" data-weight="{p_s:.6f}" title="{p_s:.4f}" '
-            f'style="background-color:{_rgba(255, 0, 0, p_s / top_sentence)}"></span>'
-            f"<span>{spans}</span></div>"
+            f'style="background-color:{_rgba(255, 0, 0, intensity(p_s))}"></span>'
+            f'<span dir="auto">{spans}</span></div>'
         )
     return "".join(lines)
+
+
+def _legend(hierarchical: bool) -> str:
+    colours = [(255, 0, 0), (0, 0, 255)] if hierarchical else [(255, 0, 0)]
+    rows = []
+    for colour in colours:
+        swatches = "".join(
+            f'<span class="sw" style="background-color:{_rgba(*colour, intensity(w))}'
+            f'{";color:#fff" if intensity(w) > 0.6 else ""}">{w:g}</span>'
+            for w in _LEGEND_WEIGHTS
+        )
+        rows.append(swatches)
+    what = (
+        "Sentence weight p<sub>s</sub> in red (left of each sentence); word weight shown as "
+        "√p<sub>s</sub>·p<sub>w</sub> in blue (Yang et al. 2016, Fig. 5)."
+        if hierarchical
+        else "Attention A of each hop (rows) and their sum over hops, normalised (top row)."
+    )
+    return (
+        f'<div class="legend">{what} Colour scale, fixed and the same for every document: '
+        f"intensity √weight, white at 0. {' '.join(rows)}</div>"
+    )
 
 
 def to_html(records: list[dict], title: str = "skattn attention") -> str:
@@ -140,7 +196,7 @@ def to_html(records: list[dict], title: str = "skattn attention") -> str:
     >>> "&lt;b&gt;" in page and "<b>" not in page.split("<body>")[1].split("predicted")[0]
     True
     """
-    body = []
+    body = [_legend(any("sentences" in record for record in records))] if records else []
     for i, record in enumerate(records):
         inner = (
             _hierarchical_html(record) if "sentences" in record else _self_attentive_html(record)
@@ -212,7 +268,8 @@ def plot(record: dict, ax=None):
     """A matplotlib heat map of one document's attention.
 
     Self-attentive: the r hops (rows) over the tokens, with the summed view
-    as the top row, each row on its own scale. Hierarchical: sentences
+    as the top row. Every weight is on the fixed √ scale from 0 to 1 of the
+    HTML pages, shown by a colour bar. Hierarchical: sentences
     (rows) × words in blue by √p_s · p_w, the sentence weight p_s in red in
     the first column (the HAN paper's Fig. 5).
 
@@ -227,6 +284,7 @@ def plot(record: dict, ax=None):
     matplotlib.figure.Figure
     """
     try:
+        from matplotlib.colors import PowerNorm
         from matplotlib.figure import Figure
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ImportError("plots need matplotlib: pip install 'skattn[plot]'") from error
@@ -250,9 +308,19 @@ def plot(record: dict, ax=None):
             grid[i, 1 : 1 + len(w)] = w
         sentence_column = np.full_like(grid, np.nan)
         sentence_column[:, 0] = record["sentence_attention"]
-        # Fig. 5: sentence weight in red, word weight √p_s·p_w in blue, each on its own scale.
-        ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap="Blues", vmin=0)
-        ax.imshow(np.ma.masked_invalid(sentence_column), aspect="auto", cmap="Reds", vmin=0)
+        # Fig. 5: sentence weight in red, word weight √p_s·p_w in blue, both
+        # on the page's fixed √ scale from 0 to 1.
+        words_image = ax.imshow(
+            np.ma.masked_invalid(grid), aspect="auto", cmap="Blues", norm=PowerNorm(0.5, 0, 1)
+        )
+        sentence_image = ax.imshow(
+            np.ma.masked_invalid(sentence_column),
+            aspect="auto",
+            cmap="Reds",
+            norm=PowerNorm(0.5, 0, 1),
+        )
+        fig.colorbar(sentence_image, ax=ax, label="sentence weight p_s", pad=0.01)
+        fig.colorbar(words_image, ax=ax, label="word weight √p_s·p_w")
         for i, tokens in enumerate(record["sentences"]):
             ax.text(
                 0, i, f"{record['sentence_attention'][i]:.2f}", ha="center", va="center", fontsize=7
@@ -263,8 +331,8 @@ def plot(record: dict, ax=None):
         ax.set_xticks([])
     else:
         grid = np.vstack([summed_attention(record), record["attention"]])
-        grid = grid / grid.max(axis=1, keepdims=True)  # each row on its own scale
-        ax.imshow(grid, aspect="auto", cmap="Reds", vmin=0)
+        image = ax.imshow(grid, aspect="auto", cmap="Reds", norm=PowerNorm(0.5, 0, 1))
+        fig.colorbar(image, ax=ax, label="attention weight (√ scale)")
         ax.set_xticks(range(grid.shape[1]), record["tokens"], rotation=90, fontsize=8)
         ax.set_yticks(range(len(grid)), ["sum"] + [f"hop {h}" for h in range(len(grid) - 1)])
     ax.set_title(f"predicted: {record['prediction']}")

@@ -109,13 +109,22 @@ class AttentionNet(NeuralNetClassifier):
     def get_iterator(self, dataset, training=False):
         if not isinstance(dataset, DocumentDataset):
             return super().get_iterator(dataset, training=training)
+        # The user's iterator_train__*/iterator_valid__* (num_workers, ...),
+        # without the batching arguments that skorch injects.
+        extra = {
+            key: value
+            for key, value in self.get_params_for(
+                "iterator_train" if training else "iterator_valid"
+            ).items()
+            if key not in _OWN_ITERATOR_ARGS
+        }
         if training:
             sampler = BucketBatchSampler(
                 dataset.sort_keys, self.batch_size, shuffle=True, pool_batches=self.bucket_pool
             )
-            return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate)
+            return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate, **extra)
         return DataLoader(
-            dataset, batch_size=self.batch_size, shuffle=False, collate_fn=dataset.collate
+            dataset, batch_size=self.batch_size, shuffle=False, collate_fn=dataset.collate, **extra
         )
 
     def load_embeddings(self, vectors: np.ndarray | None, freeze: bool = False) -> None:
@@ -178,7 +187,7 @@ def _attention_per_document(attention: np.ndarray, lengths: np.ndarray) -> list[
 
 def _sentence_attention_per_document(attention, lengths) -> list[np.ndarray]:
     """(batch, sentences) → one (n_sentences,) array per document."""
-    return [a[: int((l > 0).sum())] for a, l in zip(attention, lengths)]
+    return [a[: int((counts > 0).sum())] for a, counts in zip(attention, lengths)]
 
 
 def _word_attention_per_document(attention, lengths) -> list[list[np.ndarray]]:
@@ -284,6 +293,43 @@ class _WarmupCosine(SequentialLR):
         super().__init__(optimizer, [warm, cosine], milestones=[warmup_epochs])
 
 
+#: Prefixes of skorch arguments a user may pass through ``net_params``.
+NET_PARAM_PREFIXES = ("optimizer__", "criterion__", "iterator_train__", "iterator_valid__")
+#: DataLoader arguments the package sets itself (batching is its job).
+_OWN_ITERATOR_ARGS = ("batch_size", "shuffle", "sampler", "batch_sampler", "collate_fn")
+
+
+def check_net_params(net_params: Mapping[str, Any] | None) -> None:
+    """Fail before training on a ``net_params`` key skattn would not pass on as meant.
+
+    Parameters
+    ----------
+    net_params : dict or None
+        skorch arguments with one of :data:`NET_PARAM_PREFIXES`, e.g.
+        ``{"optimizer__betas": (0.9, 0.98), "iterator_train__num_workers": 2}``.
+
+    Examples
+    --------
+    >>> check_net_params({"optimizer__betas": (0.9, 0.98)})
+    >>> check_net_params({"module__hidden": 3})
+    Traceback (most recent call last):
+    ...
+    ValueError: net_params['module__hidden']: keys must start with one of ...
+    """
+    for key in net_params or {}:
+        if not isinstance(key, str) or not key.startswith(NET_PARAM_PREFIXES):
+            raise ValueError(
+                f"net_params[{key!r}]: keys must start with one of {list(NET_PARAM_PREFIXES)}; "
+                "network sizes, lr, max_epochs, batch_size, device and callbacks are "
+                "estimator parameters of their own."
+            )
+        if key.startswith("iterator") and key.split("__", 1)[1] in _OWN_ITERATOR_ARGS:
+            raise ValueError(
+                f"net_params[{key!r}]: batching is set by batch_size (training batches "
+                "are shuffled and grouped by length); this key cannot change it."
+            )
+
+
 def user_callback_types(callbacks: Sequence | None) -> set[type]:
     """The skorch callback classes among a user's ``callbacks`` (named or not)."""
     types = set()
@@ -352,7 +398,9 @@ def build_net(
             (
                 "early_stopping",
                 EarlyStopping(
-                    monitor="valid_acc", lower_is_better=False, patience=settings["n_iter_no_change"]
+                    monitor="valid_acc",
+                    lower_is_better=False,
+                    patience=settings["n_iter_no_change"],
                 ),
             )
         )

@@ -198,9 +198,7 @@ def _build(description: dict, overrides: dict, path, warned: list):
     cls = ESTIMATORS.get(description.get("class"))
     if cls is None:
         raise _invalid(path, f"unknown estimator class {description.get('class')!r}")
-    defaults = {
-        name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
-    }
+    defaults = {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()}
     params, missing = {}, []
     for name, value in description["params"].items():
         if name in overrides:
@@ -246,7 +244,10 @@ def _from_version_1(metadata: dict) -> tuple[dict, dict]:
         params = dict(record["params"])
         for name in record["unsaved_params"]:
             params[name] = {_PASS_AGAIN: "object"}
-        state = {key: record[key] for key in ("classes", "classes_dtype", "tokens", "token_counts")}
+        state = {key: record[key] for key in ("classes", "classes_dtype")}
+        # Version 1 had two reserved ids (no "<empty>") and stored the words only.
+        state["tokens"] = ["<pad>", "<unk>", *record["tokens"]]
+        state["token_counts"] = [0, 0, *record["token_counts"]]
         state["attributes"] = {
             "n_truncated": record["n_truncated"],
             "embedding_coverage": record["embedding_coverage"],
@@ -290,7 +291,9 @@ def _read(path) -> tuple[dict, dict, dict[str, torch.Tensor]]:
     try:
         weights = reader(raw)
     except (SafetensorError, Exception) as error:  # torch raises several types on bad bytes
-        raise _invalid(path, f"its weights cannot be read ({type(error).__name__}: {error})") from error
+        raise _invalid(
+            path, f"its weights cannot be read ({type(error).__name__}: {error})"
+        ) from error
     try:
         if version == 1:
             description, state = _from_version_1(metadata)

@@ -20,8 +20,23 @@ Truncation rule (applied identically in ``fit`` and ``encode``):
 4. only the first ``max_length`` tokens of the document are kept, counted
    over the kept sentences in order.
 
-Documents that lose tokens are counted in ``EncodedCorpus.n_truncated``.
-A document with no token at all is an error: it cannot be classified.
+Documents that lose tokens are counted in ``EncodedCorpus.n_truncated``
+(and per limit in ``EncodedCorpus.truncated_by``).
+
+Blank documents are data (as in scikit-learn's vectorizers): a document
+that yields no token at all (empty, white space only, or nothing the
+tokenizer keeps) is encoded as one sentence holding the single reserved
+token ``<empty>`` (id 2). Its embedding is learned from the blank documents
+of the fit data; when the fit data held none, ``<empty>`` was never
+trained and blank documents are encoded as ``<unk>`` instead.
+``EncodedCorpus.n_blank`` counts them.
+
+Any script: the default token pattern keeps words of space-separated
+scripts whole and makes every ideograph and kana character (Chinese,
+Japanese) a token of its own, as multilingual tokenizers do; sentence
+splitting knows the terminators of CJK (。！？), Devanagari (। ॥), Arabic
+(؟ ۔) and other scripts. Built-in tokenizers can be chosen by name
+(:data:`TOKENIZERS`), which a model file can store.
 """
 
 from __future__ import annotations
@@ -29,7 +44,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from numbers import Integral
 
@@ -43,20 +58,42 @@ from skattn.utils.validation import check_text_input
 
 PAD_ID = 0
 UNK_ID = 1
+EMPTY_ID = 2
 PAD_TOKEN = "<pad>"
 UNK_TOKEN = "<unk>"
+EMPTY_TOKEN = "<empty>"
+#: Tokens with fixed ids before the words, in id order.
+RESERVED_TOKENS = (PAD_TOKEN, UNK_TOKEN, EMPTY_TOKEN)
+#: How a document without any token is tokenised (never modified in place).
+_BLANK_DOCUMENT = [[EMPTY_TOKEN]]
 
-#: Words and single punctuation marks: sentiment lives in "!" and "?" too.
-DEFAULT_TOKEN_PATTERN = r"(?u)\w+(?:'\w+)?|[^\w\s]"
+#: Characters of scripts written without spaces between words: ideographs
+#: (CJK unified, extensions, compatibility) and kana (hiragana, katakana,
+#: half-width katakana). Each is a token of its own.
+_IDEOGRAPHIC = (
+    "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\uff66-\uff9f\U00020000-\U0003134f"
+)
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+#: Words (with an inner apostrophe), single ideographs or kana, and single
+#: punctuation marks: sentiment lives in "!" and "?" too.
+DEFAULT_TOKEN_PATTERN = (
+    rf"(?u)[{_IDEOGRAPHIC}]|[^\W{_IDEOGRAPHIC}]+(?:'[^\W{_IDEOGRAPHIC}]+)?|[^\w\s]"
+)
+
+#: Sentence ends: after . ! ? ؟ ۔ followed by white space; after the
+#: full-width and other scripts' terminators (written without a following
+#: space); and at line breaks.
+_SENTENCE_END = re.compile(r"(?<=[.!?\u061f\u06d4])\s+|(?<=[。！？｡।॥።։။])\s*|\n+")
 
 
 def split_sentences(text: str) -> list[str]:
     """Split a text after sentence-ending punctuation and at line breaks.
 
-    A small rule: a sentence ends after ``.``, ``!`` or ``?`` followed by
-    white space, or at any line break.
+    A small rule: a sentence ends after ``.``, ``!``, ``?`` (and the Arabic
+    ``؟`` and ``۔``) followed by white space; right after the CJK
+    terminators ``。！？｡``, the Devanagari ``।`` ``॥``, the Ethiopic ``።``,
+    the Armenian ``։`` and the Burmese ``။``; and at any line break.
 
     Parameters
     ----------
@@ -73,6 +110,8 @@ def split_sentences(text: str) -> list[str]:
     --------
     >>> split_sentences("Great film. Loved it!\\nWould watch again")
     ['Great film.', 'Loved it!', 'Would watch again']
+    >>> split_sentences("第一句。第二句！第三句？")
+    ['第一句。', '第二句！', '第三句？', '']
     """
     return _SENTENCE_END.split(text)
 
@@ -103,6 +142,38 @@ _SENTENCE_SPLITTERS: dict[str, Callable[[str], list[str]]] = {
     "lines": split_lines,
 }
 
+_CHARACTER = re.compile(r"\S")
+
+
+def whitespace_tokens(text: str) -> list[str]:
+    """Split on white space only (the text's own tokens, punctuation attached).
+
+    Examples
+    --------
+    >>> whitespace_tokens("pre-tokenised text , here")
+    ['pre-tokenised', 'text', ',', 'here']
+    """
+    return text.split()
+
+
+def character_tokens(text: str) -> list[str]:
+    """Every character that is not white space is a token.
+
+    Examples
+    --------
+    >>> character_tokens("好 看!")
+    ['好', '看', '!']
+    """
+    return _CHARACTER.findall(text)
+
+
+#: Built-in tokenizers by name (``tokenizer="whitespace"``): a name, unlike
+#: a callable, is stored in a model file. None uses ``token_pattern``.
+TOKENIZERS: dict[str, Callable[[str], list[str]]] = {
+    "whitespace": whitespace_tokens,
+    "characters": character_tokens,
+}
+
 
 @dataclass(frozen=True)
 class EncodedCorpus:
@@ -119,12 +190,19 @@ class EncodedCorpus:
         ``document_offsets[i]:document_offsets[i + 1]``.
     n_truncated : int
         How many documents lost tokens to the length limits.
+    truncated_by : dict of str to int
+        For each length parameter (``max_length``, ``max_sentences``,
+        ``max_sentence_length``), how many documents it shortened.
+    n_blank : int
+        How many documents yielded no token (encoded as ``<empty>``).
     """
 
     token_ids: np.ndarray
     sentence_offsets: np.ndarray
     document_offsets: np.ndarray
     n_truncated: int = 0
+    truncated_by: dict = field(default_factory=dict)
+    n_blank: int = 0
 
     def __len__(self) -> int:
         return len(self.document_offsets) - 1
@@ -166,8 +244,11 @@ class TextEncoder(BaseEstimator):
         Regular expression of a token (words, with an inner apostrophe, and
         single punctuation marks). Ignored when ``tokenizer`` is given or
         ``analyzer="char"``.
-    tokenizer : callable or None, default=None
-        Callable ``str -> list of str`` replacing the token pattern.
+    tokenizer : {"whitespace", "characters"}, callable or None, default=None
+        Replaces the token pattern: a built-in by name (see
+        :data:`TOKENIZERS`; stored in model files) or any callable
+        ``str -> list of str`` (which must be passed again to
+        :func:`skattn.load`).
     strip_accents : {"ascii", "unicode"} or None, default=None
         Accent removal, as in scikit-learn's vectorizers.
     analyzer : {"word", "char"}, default="word"
@@ -190,11 +271,12 @@ class TextEncoder(BaseEstimator):
     Attributes
     ----------
     vocabulary_ : dict of str to int
-        Token to id; ids start at 2 (0 is padding, 1 is unknown).
+        Word to id; ids start at 3 (0 is padding, 1 unknown, 2 empty document).
     id_to_token_ : list of str
-        Inverse of ``vocabulary_``, with ``"<pad>"`` and ``"<unk>"`` first.
+        The token of each id, ``"<pad>"``, ``"<unk>"``, ``"<empty>"`` first.
     token_counts_ : ndarray of int64
-        Count of each id's token in the fit data (0 for PAD and UNK).
+        Count of each id's token in the fit data (0 for PAD and UNK; the
+        number of blank documents for ``"<empty>"``).
 
     Examples
     --------
@@ -202,12 +284,14 @@ class TextEncoder(BaseEstimator):
     >>> corpus = enc.encode(["a good plot"])
     >>> [enc.id_to_token_[i] for i in corpus.document(0)]
     ['a', 'good', '<unk>']
+    >>> enc.encode([""]).token_ids.tolist()  # no blank document in fit: <unk>
+    [1]
     """
 
     _parameter_constraints: dict = {
         "lowercase": ["boolean"],
         "token_pattern": [str],
-        "tokenizer": [callable, None],
+        "tokenizer": [Options(TOKENIZERS), callable, None],
         "strip_accents": [Options({"ascii", "unicode"}), None],
         "analyzer": [Options({"word", "char"})],
         "min_count": [Interval(Integral, 1, None, "left")],
@@ -254,19 +338,23 @@ class TextEncoder(BaseEstimator):
         callable
             scikit-learn's analyzer for these settings (unigrams, no stop
             words), so it honours ``lowercase``, ``strip_accents``,
-            ``token_pattern``, ``tokenizer`` and ``analyzer``.
+            ``token_pattern``, ``tokenizer`` (a callable or a name of
+            :data:`TOKENIZERS`) and ``analyzer``.
 
         Examples
         --------
         >>> TextEncoder().build_analyzer()("It's GREAT!")
         ["it's", 'great', '!']
+        >>> TextEncoder().build_analyzer()("这部电影很好看")
+        ['这', '部', '电', '影', '很', '好', '看']
         """
-        custom = self.tokenizer is not None or self.analyzer == "char"
+        tokenizer = TOKENIZERS.get(self.tokenizer, self.tokenizer)
+        custom = tokenizer is not None or self.analyzer == "char"
         return CountVectorizer(
             lowercase=self.lowercase,
             strip_accents=self.strip_accents,
             analyzer=self.analyzer,
-            tokenizer=self.tokenizer,
+            tokenizer=tokenizer,
             token_pattern=None if custom else self.token_pattern,
         ).build_analyzer()
 
@@ -301,56 +389,51 @@ class TextEncoder(BaseEstimator):
         Returns
         -------
         list of list of list of str
-            For each document, its kept sentences, each a list of tokens.
+            For each document, its kept sentences, each a list of tokens;
+            a blank document is ``[["<empty>"]]``.
 
         Examples
         --------
-        >>> TextEncoder(sentence_split="punctuation").tokenize(["Good. Very good!"])
-        [[['good', '.'], ['very', 'good', '!']]]
+        >>> TextEncoder(sentence_split="punctuation").tokenize(["Good. Very good!", " "])
+        [[['good', '.'], ['very', 'good', '!']], [['<empty>']]]
         """
         tokenize_one = self._document_tokenizer()
         return [tokenize_one(doc)[0] for doc in X]
 
-    def _document_tokenizer(self) -> Callable[[str], tuple[list[list[str]], bool]]:
-        """``text -> (kept sentences as token lists, whether truncated)``, by the rule above."""
+    def _document_tokenizer(self) -> Callable[[str], tuple[list[list[str]], tuple[str, ...]]]:
+        """``text -> (kept sentences as token lists, names of the limits that cut it)``."""
         analyze, split = self.build_analyzer(), self.build_sentence_splitter()
 
-        def tokenize_one(text: str) -> tuple[list[list[str]], bool]:
+        def tokenize_one(text: str) -> tuple[list[list[str]], tuple[str, ...]]:
             sentences = [tokens for s in split(text) if (tokens := analyze(s))]
-            truncated = False
+            if not sentences:
+                return _BLANK_DOCUMENT, ()
+            cut = []
             if self.max_sentences is not None and len(sentences) > self.max_sentences:
-                sentences, truncated = sentences[: self.max_sentences], True
+                sentences = sentences[: self.max_sentences]
+                cut.append("max_sentences")
             if self.max_sentence_length is not None:
                 limit = self.max_sentence_length
-                truncated |= any(len(s) > limit for s in sentences)
-                sentences = [s[:limit] for s in sentences]
-            if self.max_length is not None:
+                if any(len(s) > limit for s in sentences):
+                    cut.append("max_sentence_length")
+                    sentences = [s[:limit] for s in sentences]
+            if self.max_length is not None and sum(map(len, sentences)) > self.max_length:
                 budget, kept = self.max_length, []
                 for tokens in sentences:
                     if budget <= 0:
-                        truncated = True
                         break
-                    truncated |= len(tokens) > budget
                     kept.append(tokens[:budget])
                     budget -= len(tokens)
                 sentences = kept
-            return sentences, truncated
+                cut.append("max_length")
+            return sentences, tuple(cut)
 
         return tokenize_one
 
-    def _tokenized(self, X: Sequence[str], name: str):
-        """Tokenise validated documents; fail on any that yields no token."""
+    def _tokenized(self, documents: Sequence[str]):
+        """Tokenise validated documents: a list of (sentences, limits that cut it)."""
         tokenize_one = self._document_tokenizer()
-        results = [tokenize_one(doc) for doc in X]
-        empty = [i for i, (sentences, _) in enumerate(results) if not sentences]
-        if empty:
-            shown = ", ".join(map(str, empty[:5])) + (", ..." if len(empty) > 5 else "")
-            raise ValueError(
-                f"{name} has {len(empty)} document(s) that yield no token "
-                f"(at index {shown}); every document needs at least one "
-                "token of the tokenizer (check token_pattern/tokenizer)."
-            )
-        return results
+        return [tokenize_one(doc) for doc in documents]
 
     # -- estimator API -----------------------------------------------------
     def fit(self, X: Sequence[str], y=None) -> TextEncoder:
@@ -359,7 +442,7 @@ class TextEncoder(BaseEstimator):
         Parameters
         ----------
         X : sequence of str
-            Training documents.
+            Training documents (blank ones included; not all blank).
         y : ignored
 
         Returns
@@ -369,14 +452,20 @@ class TextEncoder(BaseEstimator):
         Examples
         --------
         >>> TextEncoder(min_count=2).fit(["a b", "a c"]).vocabulary_
-        {'a': 2}
+        {'a': 3}
         """
         validate_params(self)
-        self._fit_vocabulary(self._tokenized(check_text_input(X), "X"))
+        self._fit_vocabulary(self._tokenized(check_text_input(X)))
         return self
 
     def _fit_vocabulary(self, results) -> None:
         counts = Counter(chain.from_iterable(chain.from_iterable(s for s, _ in results)))
+        n_blank = counts.pop(EMPTY_TOKEN, 0)
+        if not counts:
+            raise ValueError(
+                f"X holds {len(results)} document(s) and every one is blank or yields no "
+                "token (check token_pattern/tokenizer); a vocabulary needs some text."
+            )
         kept = sorted(
             (item for item in counts.items() if item[1] >= self.min_count),
             key=lambda item: (-item[1], item[0]),
@@ -386,19 +475,24 @@ class TextEncoder(BaseEstimator):
                 f"min_count={self.min_count} leaves an empty vocabulary: the most frequent "
                 f"token is seen {max(counts.values())} times."
             )
-        self.set_vocabulary([token for token, _ in kept], [count for _, count in kept])
+        self.set_vocabulary(
+            list(RESERVED_TOKENS) + [token for token, _ in kept],
+            [0, 0, n_blank] + [count for _, count in kept],
+        )
 
-    def set_vocabulary(self, tokens: Sequence[str], counts: Sequence[int]) -> TextEncoder:
-        """Make ``tokens`` (most frequent first) the fitted vocabulary, ids from 2 on.
-
-        How ``fit`` ends, and how a saved encoder is rebuilt.
+    def set_vocabulary(self, id_to_token: Sequence[str], counts: Sequence[int]) -> TextEncoder:
+        """Make ``id_to_token`` the fitted vocabulary: how ``fit`` ends, and how a
+        saved encoder is rebuilt.
 
         Parameters
         ----------
-        tokens : sequence of str
-            The kept tokens, without PAD and UNK.
+        id_to_token : sequence of str
+            The token of each id: ``"<pad>"``, ``"<unk>"`` (and, since
+            skattn 0.2, ``"<empty>"``) first, then the words, most frequent
+            first.
         counts : sequence of int
-            How often each was seen in the fit data.
+            How often each was seen in the fit data (for ``"<empty>"``: how
+            many blank documents).
 
         Returns
         -------
@@ -406,19 +500,44 @@ class TextEncoder(BaseEstimator):
 
         Examples
         --------
-        >>> TextEncoder().set_vocabulary(["film", "plot"], [3, 1]).vocabulary_
-        {'film': 2, 'plot': 3}
+        >>> enc = TextEncoder().set_vocabulary(["<pad>", "<unk>", "<empty>", "film"], [0, 0, 0, 3])
+        >>> enc.vocabulary_
+        {'film': 3}
         """
-        self.id_to_token_ = [PAD_TOKEN, UNK_TOKEN] + list(tokens)
-        self.vocabulary_ = {token: i for i, token in enumerate(self.id_to_token_) if i > UNK_ID}
-        self.token_counts_ = np.array([0, 0] + list(counts), dtype=np.int64)
+        if list(id_to_token[:2]) != [PAD_TOKEN, UNK_TOKEN] or len(id_to_token) != len(counts):
+            raise ValueError(
+                "id_to_token must start with '<pad>', '<unk>' and have one count per token."
+            )
+        self.id_to_token_ = list(id_to_token)
+        self.token_counts_ = np.asarray(counts, dtype=np.int64)
+        reserved = [i for i, token in enumerate(self.id_to_token_) if token in RESERVED_TOKENS]
+        self.vocabulary_ = {
+            token: i for i, token in enumerate(self.id_to_token_) if i >= len(reserved)
+        }
         return self
 
     @property
     def vocab_size_(self) -> int:
-        """Number of ids, PAD and UNK included."""
+        """Number of ids, PAD, UNK and EMPTY included."""
         check_is_fitted(self, "vocabulary_")
         return len(self.id_to_token_)
+
+    @property
+    def empty_id_(self) -> int:
+        """The id blank documents are encoded as: ``<empty>`` if fit saw blanks, else UNK.
+
+        Examples
+        --------
+        >>> TextEncoder().fit(["a b", " "]).empty_id_, TextEncoder().fit(["a b"]).empty_id_
+        (2, 1)
+        """
+        check_is_fitted(self, "vocabulary_")
+        trained = (
+            len(self.id_to_token_) > EMPTY_ID
+            and self.id_to_token_[EMPTY_ID] == EMPTY_TOKEN
+            and self.token_counts_[EMPTY_ID] > 0
+        )
+        return EMPTY_ID if trained else UNK_ID
 
     def encode(self, X: Sequence[str], *, name: str = "X", return_tokens: bool = False):
         """Encode documents to an :class:`EncodedCorpus`.
@@ -441,14 +560,14 @@ class TextEncoder(BaseEstimator):
         --------
         >>> enc = TextEncoder().fit(["a b c"])
         >>> enc.encode(["c a", "b"]).token_ids.tolist()
-        [4, 2, 3]
+        [5, 3, 4]
         """
         check_is_fitted(self, "vocabulary_")
-        return self._encode_documents(check_text_input(X, name=name), name, return_tokens)
+        return self._encode_documents(check_text_input(X, name=name), return_tokens)
 
-    def _encode_documents(self, documents: list[str], name: str = "X", return_tokens=False):
+    def _encode_documents(self, documents: list[str], return_tokens=False):
         """:meth:`encode` for documents already validated by the caller."""
-        results = self._tokenized(documents, name)
+        results = self._tokenized(documents)
         corpus = self._encode_tokenized(results)
         return (corpus, [sentences for sentences, _ in results]) if return_tokens else corpus
 
@@ -474,12 +593,12 @@ class TextEncoder(BaseEstimator):
 
     def _fit_encode_documents(self, documents: list[str]) -> EncodedCorpus:
         """:meth:`fit_encode` for documents and parameters already validated by the caller."""
-        results = self._tokenized(documents, "X")
+        results = self._tokenized(documents)
         self._fit_vocabulary(results)
         return self._encode_tokenized(results)
 
     def _encode_tokenized(self, results) -> EncodedCorpus:
-        lookup = self.vocabulary_.get
+        lookup = {**self.vocabulary_, EMPTY_TOKEN: self.empty_id_}.get
         sentences = [s for doc, _ in results for s in doc]
         token_ids = np.fromiter(
             (lookup(t, UNK_ID) for t in chain.from_iterable(sentences)), dtype=np.int64
@@ -488,11 +607,14 @@ class TextEncoder(BaseEstimator):
         np.cumsum([len(s) for s in sentences], out=sentence_offsets[1:])
         document_offsets = np.zeros(len(results) + 1, dtype=np.int64)
         np.cumsum([len(doc) for doc, _ in results], out=document_offsets[1:])
+        truncated_by = Counter(chain.from_iterable(cut for _, cut in results))
         return EncodedCorpus(
             token_ids=token_ids,
             sentence_offsets=sentence_offsets,
             document_offsets=document_offsets,
-            n_truncated=sum(truncated for _, truncated in results),
+            n_truncated=sum(bool(cut) for _, cut in results),
+            truncated_by=dict(truncated_by),
+            n_blank=sum(doc == _BLANK_DOCUMENT for doc, _ in results),
         )
 
     def __sklearn_tags__(self):

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+
 from skattn.utils.params import InvalidParameterError
 
 from estimators import LENGTH_LIMITS, SMALL_ESTIMATORS
@@ -35,13 +36,7 @@ CATALOGUE = {
     "sparse matrix": case(X=sp.csr_matrix(np.eye(4)), error=TypeError, match="sparse"),
     "a dict": case(X={"a": 1}, error=TypeError, match="is a dict"),
     "empty X": case(X=[], y=[], match="X is empty"),
-    "empty string": case(X=GOOD_X[:3] + [""], match=r"X\[3\] is an empty"),
-    "blank string": case(X=GOOD_X[:3] + [" \n\t"], match=r"X\[3\] is an empty"),
-    "no tokens": case(
-        X=GOOD_X[:3] + ["!!! ..."],
-        params={"token_pattern": r"\w+"},
-        match=r"1 document\(s\) that yield no token .*index 3",
-    ),
+    "every document blank": case(X=["", " ", "\n\t", ""], match="every one is blank"),
     # what y is
     "length mismatch": case(y=GOOD_Y[:3], match="4 documents but y has 3"),
     "single class": case(y=["pos"] * 4, match="single class"),
@@ -79,6 +74,17 @@ CATALOGUE = {
     "hidden_size=0": case(
         params={"hidden_size": 0}, error=InvalidParameterError, match="hidden_size"
     ),
+    "unavailable device": case(params={"device": "cuda:7"}, match=r"not available.*\['cpu"),
+    "unknown device": case(params={"device": "tpu9"}, match="not a PyTorch device"),
+    "net_params outside skorch's prefixes": case(
+        params={"net_params": {"module__hidden": 3}}, match="net_params.*must start with"
+    ),
+    "net_params that batch": case(
+        params={"net_params": {"iterator_train__batch_size": 3}}, match="batching is set by"
+    ),
+    "class_weight of an unknown label": case(
+        params={"class_weight": {"meh": 2.0}}, match=r"class_weight names labels.*\['meh'\]"
+    ),
     "missing vectors file": case(
         params={"embeddings": "/no/such/vectors.txt"},
         error=FileNotFoundError,
@@ -91,9 +97,6 @@ CATALOGUE = {
     "length mismatch at score": case(stage="score", y=GOOD_Y[:3], match="4 documents but y has 3"),
     "None at predict": case(
         stage="predict", X=["fine", None], error=TypeError, match=r"X\[1\] is None"
-    ),
-    "no tokens at predict": case(
-        stage="predict", X=["!?"], params={"token_pattern": r"\w+"}, match="yield no token"
     ),
 }
 
@@ -121,6 +124,7 @@ def test_bad_input_catalogue(make, name):
 def test_huge_documents_are_truncated_by_the_documented_rule(make):
     long_doc = " ".join(["fine"] * 200_000)
     limit = LENGTH_LIMITS[type(make()).__name__]
-    est = make(max_epochs=1, **{limit: 50}).fit(GOOD_X + [long_doc], GOOD_Y + ["pos"])
+    with pytest.warns(UserWarning, match=rf"1 of 5 training documents .* 50 by {limit}"):
+        est = make(max_epochs=1, **{limit: 50}).fit(GOOD_X + [long_doc], GOOD_Y + ["pos"])
     assert est.n_truncated_ == 1
     assert len(est.encoder_.encode([long_doc]).token_ids) == 50

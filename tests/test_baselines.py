@@ -1,6 +1,5 @@
 """The HAN paper's linear baselines are the pipelines their docs describe, and learn."""
 
-import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.linear_model import LogisticRegression

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from skattn.embeddings import initial_vectors, ppmi_vectors
+from skattn.embeddings import initial_vectors, ppmi_vectors, pretrained_matrix
 from skattn.text import PAD_ID, TextEncoder
 
 from estimators import SMALL_ESTIMATORS
@@ -65,33 +65,45 @@ def _check_rows(est, vectors, frozen):
     assert all(same) if frozen else not any(same)
 
 
-@pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
-@pytest.mark.parametrize("form", ["dict", "glove_file", "word2vec_text", "keyedvectors"])
-def test_pretrained_vectors_fill_the_rows_of_known_words(
-    make, form, given_vectors, tmp_path, polarity_small
-):
-    X, y = polarity_small
+def _vector_source(form, given_vectors, tmp_path):
     if form == "dict":
-        source = given_vectors
-    elif form == "keyedvectors":
+        return given_vectors
+    if form == "keyedvectors":
         from gensim.models import KeyedVectors
 
         source = KeyedVectors(16)
         source.add_vectors(list(given_vectors), np.stack(list(given_vectors.values())))
-    else:
-        source = tmp_path / "vectors.txt"
-        header = f"{len(given_vectors)} 16\n" if form == "word2vec_text" else ""
-        source.write_text(
-            header
-            + "".join(
-                w + " " + " ".join(repr(float(x)) for x in v) + "\n"
-                for w, v in given_vectors.items()
-            )
+        return source
+    source = tmp_path / "vectors.txt"
+    header = f"{len(given_vectors)} 16\n" if form == "word2vec_text" else ""
+    source.write_text(
+        header
+        + "".join(
+            w + " " + " ".join(repr(float(x)) for x in v) + "\n" for w, v in given_vectors.items()
         )
-    frozen = make(embeddings=source, freeze_embeddings=True).fit(X, y)
-    _check_rows(frozen, given_vectors, frozen=True)
-    tuned = make(embeddings=source).fit(X, y)
-    _check_rows(tuned, given_vectors, frozen=False)
+    )
+    return source
+
+
+@pytest.mark.parametrize("form", ["dict", "glove_file", "word2vec_text", "keyedvectors"])
+def test_pretrained_matrix_fills_the_rows_of_known_words(form, given_vectors, tmp_path):
+    source = _vector_source(form, given_vectors, tmp_path)
+    vocabulary = {"good": 2, "film": 3, "zzz": 4, "not": 5}
+    matrix, coverage = pretrained_matrix(source, vocabulary, 6, 16, random_state=0)
+    assert coverage == 0.75 and matrix.shape == (6, 16) and not matrix[PAD_ID].any()
+    for word in ("good", "film", "not"):
+        np.testing.assert_array_equal(matrix[vocabulary[word]], given_vectors[word])
+    assert matrix[4].any() and not np.isin(matrix[4], given_vectors["good"]).all()
+
+
+def test_estimators_start_from_the_pretrained_rows(given_vectors, toy):
+    X, y = toy
+    make = SMALL_ESTIMATORS["SelfAttentiveClassifier"]
+    vectors = {**given_vectors, "great": given_vectors["good"] * 2, "plot": given_vectors["a"]}
+    frozen = make(embeddings=vectors, freeze_embeddings=True).fit(X, y)
+    _check_rows(frozen, vectors, frozen=True)
+    tuned = make(embeddings=vectors).fit(X, y)
+    _check_rows(tuned, vectors, frozen=False)
 
 
 @pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)

@@ -64,7 +64,7 @@ class _Collector(HTMLParser):
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         self.tags.append(tag)
-        self._in_token = attrs.get("class") == "tok"
+        self._in_token = "tok" in (attrs.get("class") or "").split()
         if self._in_token:
             self.tokens.append([attrs["style"], ""])
 
@@ -102,6 +102,33 @@ def test_html_is_well_formed_escaped_and_shows_each_token_once(fitted):
     assert len(set(styles)) > 1  # colours follow the weights
     assert explanations._repr_html_() == page
     assert "true: <b>pos</b>" in page
+
+
+def test_html_colour_scale_is_absolute_and_hop_rows_line_up_with_tokens():
+    from skattn.explain import intensity, to_html
+
+    uniform = {
+        "tokens": ["a", "b", "c", "d", "e"],
+        "attention": np.full((2, 5), 0.2),
+        "prediction": "pos",
+        "proba": np.array([0.4, 0.6]),
+    }
+    peaked = {**uniform, "attention": np.array([[0.96, 0.01, 0.01, 0.01, 0.01]] * 2)}
+    page = to_html([uniform, peaked])
+    root = _parse_strict(page)
+    ns = "{http://www.w3.org/1999/xhtml}"
+    tables = root.findall(f".//{ns}table")
+    assert len(tables) == 2 and all(t.get("dir") == "auto" for t in tables)
+    for table in tables:  # every hop row has one cell per token, under it
+        rows = table.findall(f"{ns}tr")
+        assert len(rows) == 3 and {len(r.findall(f"{ns}td")) for r in rows} == {5}
+    uniform_cells = tables[0].findall(f".//{ns}td")
+    styles = {cell.get("style") for cell in uniform_cells}
+    assert len(styles) == 1  # uniform attention: one shade everywhere
+    assert f"{intensity(0.2):.3f}" in styles.pop()  # √0.2 ≈ 0.447, not full colour
+    peak = tables[1].findall(f".//{ns}td")[0].get("style")
+    assert f"{intensity(0.96):.3f}" in peak
+    assert "fixed and the same for every document" in page
 
 
 def test_matplotlib_figures_render_to_png(fitted, polarity_small, tmp_path):

@@ -1,16 +1,17 @@
 import numpy as np
 import pytest
 
-from skattn.text import PAD_ID, UNK_ID, TextEncoder, split_sentences
+from skattn.text import EMPTY_ID, PAD_ID, UNK_ID, TextEncoder, split_sentences
 
 
-def test_vocabulary_respects_min_count_and_max_vocab_with_distinct_pad_and_unk():
+def test_vocabulary_respects_min_count_and_max_vocab_with_distinct_reserved_ids():
     docs = ["b a a", "a b c", "c a d"]
     enc = TextEncoder(min_count=2).fit(docs)
-    assert enc.vocabulary_ == {"a": 2, "b": 3, "c": 4}  # by count, then alphabetically
-    assert enc.id_to_token_[:2] == ["<pad>", "<unk>"] and PAD_ID != UNK_ID
-    assert TextEncoder(max_vocab=1).fit(docs).vocabulary_ == {"a": 2}
-    assert enc.encode(["d a zzz"]).token_ids.tolist() == [UNK_ID, 2, UNK_ID]
+    assert enc.vocabulary_ == {"a": 3, "b": 4, "c": 5}  # by count, then alphabetically
+    assert enc.id_to_token_[:3] == ["<pad>", "<unk>", "<empty>"]
+    assert len({PAD_ID, UNK_ID, EMPTY_ID}) == 3
+    assert TextEncoder(max_vocab=1).fit(docs).vocabulary_ == {"a": 3}
+    assert enc.encode(["d a zzz"]).token_ids.tolist() == [UNK_ID, 3, UNK_ID]
 
 
 def test_corpus_is_flat_arrays_with_offsets():
@@ -52,11 +53,19 @@ def test_hierarchical_truncation_applies_sentence_then_length_limits():
     assert corpus.n_truncated == 1
 
 
-def test_sentences_without_tokens_are_skipped_but_empty_documents_are_errors():
+def test_sentences_without_tokens_are_skipped_and_blank_documents_are_one_empty_token():
     enc = TextEncoder(sentence_split="lines").fit(["a\n\n\nb"])
     assert enc.encode(["a\n\n\nb"]).sentence_counts.tolist() == [2]
-    with pytest.raises(ValueError, match=r"X has 1 document\(s\) that yield no token .*index 1"):
-        TextEncoder(token_pattern=r"\d+").fit(["12", "no digits"])
+    digits = TextEncoder(token_pattern=r"\d+")
+    corpus = digits.fit_encode(["12", "no digits", "", "12 34"])
+    assert corpus.n_blank == 2 and digits.token_counts_[EMPTY_ID] == 2
+    assert corpus.document(1).tolist() == corpus.document(2).tolist() == [EMPTY_ID]
+    assert corpus.sentence_counts.tolist() == [1, 1, 1, 1]
+    # Fit without blank documents: <empty> was never trained, blanks read as <unk>.
+    plain = TextEncoder().fit(["a b"])
+    assert plain.encode(["  "]).token_ids.tolist() == [UNK_ID]
+    with pytest.raises(ValueError, match="every one is blank"):
+        TextEncoder().fit(["", " \t"])
 
 
 def test_fit_encode_equals_fit_then_encode():

@@ -145,8 +145,7 @@ def check_param_validation(estimator, X, y) -> None:
     params = estimator.get_params(deep=False)
     declared = getattr(estimator, "_parameter_constraints", {})
     assert set(declared) == set(params), (
-        f"_parameter_constraints and the parameters differ: "
-        f"{sorted(set(declared) ^ set(params))}"
+        f"_parameter_constraints and the parameters differ: {sorted(set(declared) ^ set(params))}"
     )
     bad_value = type("BadType", (), {})()
     name_of = type(estimator).__name__

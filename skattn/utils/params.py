@@ -18,7 +18,7 @@ wording of scikit-learn's own validation (this module replaces the private
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,7 @@ class Interval:
 
     Examples
     --------
+    >>> from numbers import Integral, Real
     >>> Interval(Integral, 1, None, "left").accepts(3)
     True
     >>> Interval(Real, 0, 1, "left").accepts(1.0)
@@ -151,6 +152,7 @@ def validate_params(estimator: Any, params: dict[str, Any] | None = None) -> Non
 
     Examples
     --------
+    >>> from numbers import Real
     >>> from sklearn.base import BaseEstimator
     >>> class Model(BaseEstimator):
     ...     _parameter_constraints = {"alpha": [Interval(Real, 0, None, "left")]}
@@ -168,7 +170,9 @@ def validate_params(estimator: Any, params: dict[str, Any] | None = None) -> Non
         if accepted == "no_validation" or any(_accepts(c, value) for c in accepted):
             continue
         options = [_describe(c) for c in accepted]
-        wording = options[0] if len(options) == 1 else ", ".join(options[:-1]) + " or " + options[-1]
+        wording = (
+            options[0] if len(options) == 1 else ", ".join(options[:-1]) + " or " + options[-1]
+        )
         raise InvalidParameterError(
             f"The {name!r} parameter of {type(estimator).__name__} must be {wording}. "
             f"Got {value!r} instead."

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 _HINT = "expected a 1-D sequence of str (list, tuple, 1-D numpy array or pandas Series)"
 
@@ -31,7 +33,7 @@ def check_text_input(X: Any, *, name: str = "X") -> list[str]:
         ``X`` is not a 1-D collection, or an element is not a ``str``
         (bytes, numbers, None/NaN, lists).
     ValueError
-        ``X`` is empty, or holds an empty or blank string.
+        ``X`` holds no document at all. (Blank strings are documents.)
 
     Examples
     --------
@@ -63,11 +65,7 @@ def check_text_input(X: Any, *, name: str = "X") -> list[str]:
         raise ValueError(f"{name} is empty; at least one document is needed.")
     for i, doc in enumerate(X):
         if isinstance(doc, str):
-            if not doc.strip():
-                raise ValueError(
-                    f"{name}[{i}] is an empty or blank string; every document needs text."
-                )
-            continue
+            continue  # blank strings are documents too (see skattn.text)
         if isinstance(doc, (bytes, bytearray)):
             raise TypeError(
                 f"{name}[{i}] is bytes; documents must be str. Decode them first, "
@@ -120,8 +118,6 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
     >>> check_labels(["pos", "neg"], 2).tolist()
     ['pos', 'neg']
     """
-    from sklearn.utils.multiclass import check_classification_targets, type_of_target
-
     if y is None:
         raise ValueError("y is None; a classifier needs one label per document.")
     y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
@@ -133,6 +129,16 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
     if y.dtype.kind == "f" and np.isnan(y).any():
         raise ValueError("y holds NaN; every document needs a label.")
     check_classification_targets(y)
+    if y.dtype.kind == "f":
+        # Whole-number floats are classes to scikit-learn too; say so, since
+        # they are often a regression target (ratings, scores).
+        warnings.warn(
+            f"y holds floats; its {len(np.unique(y))} distinct values are used as class "
+            "labels. For a numeric target, use a regressor; to silence this, pass int or "
+            "str labels.",
+            UserWarning,
+            stacklevel=3,
+        )
     if type_of_target(y) not in ("binary", "multiclass"):
         raise ValueError(f"y is {type_of_target(y)}; expected binary or multiclass labels.")
     if len(np.unique(y)) < 2:
