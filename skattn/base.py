@@ -76,6 +76,7 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "freeze_embeddings": ["boolean"],
     "max_epochs": [_positive_int],
     "batch_size": [_positive_int],
+    "batch_tokens": [_positive_int, None],
     "lr": [Interval(Real, 0, None, "neither")],
     "optimizer": [Options(OPTIMIZERS), type],
     "momentum": [Interval(Real, 0, 1, "left")],

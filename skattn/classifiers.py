@@ -70,6 +70,10 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         training documents it shortened).
     max_epochs : int, default=8
     batch_size : int, default=64
+        Documents per training batch (and per inference batch).
+    batch_tokens : int or None, default=None
+        Token-budget training batches instead: each holds documents of
+        similar length up to this many tokens in total.
     lr : float, default=3e-3
     optimizer : {"adam", "adamw", "sgd", "adagrad", "rmsprop"} or optimizer class, default="adam"
     momentum : float, default=0.9
@@ -207,6 +211,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         max_length: int | None = 400,
         max_epochs: int = 8,
         batch_size: int = 64,
+        batch_tokens: int | None = None,
         lr: float = 3e-3,
         optimizer: str | type = "adam",
         momentum: float = 0.9,
@@ -247,6 +252,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         self.max_length = max_length
         self.max_epochs = max_epochs
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         self.lr = lr
         self.optimizer = optimizer
         self.momentum = momentum
@@ -374,6 +380,8 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         Sentences per word-level GRU call.
     max_epochs : int, default=5
     batch_size : int, default=32
+    batch_tokens : int or None, default=None
+        See :class:`SelfAttentiveClassifier`.
     lr : float, default=3e-3
     optimizer : {"adam", "adamw", "sgd", "adagrad", "rmsprop"} or class, default="adam"
         The paper: "sgd" with ``momentum=0.9``.
@@ -463,6 +471,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         chunk_size: int | None = 256,
         max_epochs: int = 5,
         batch_size: int = 32,
+        batch_tokens: int | None = None,
         lr: float = 3e-3,
         optimizer: str | type = "adam",
         momentum: float = 0.9,
@@ -504,6 +513,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         self.chunk_size = chunk_size
         self.max_epochs = max_epochs
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         self.lr = lr
         self.optimizer = optimizer
         self.momentum = momentum

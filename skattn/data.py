@@ -164,37 +164,71 @@ class BucketBatchSampler(Sampler):
         False: one sorted pass (shortest first), for inference.
     pool_batches : int, default=50
         Batches per sorting pool; larger pools pad less but mix less.
+    sizes : ndarray of shape (n_documents,), optional
+        Tokens of each document, for ``max_tokens``.
+    max_tokens : int or None, default=None
+        Token-budget batching: a batch holds documents of the sorted pool
+        until the next would take it over ``max_tokens`` tokens (a longer
+        document makes a batch of its own). ``batch_size`` then only sets
+        the pool size (``batch_size * pool_batches`` documents).
 
     Examples
     --------
     >>> sampler = BucketBatchSampler(np.array([5, 1, 4, 2]), 2, shuffle=False)
     >>> list(sampler)
     [[1, 3], [2, 0]]
+    >>> lengths = np.array([5, 1, 4, 2])
+    >>> list(BucketBatchSampler(lengths, 2, False, sizes=lengths, max_tokens=5))
+    [[1, 3], [2], [0]]
     """
 
-    def __init__(self, sort_keys, batch_size: int, shuffle: bool = True, pool_batches: int = 50):
+    def __init__(
+        self,
+        sort_keys,
+        batch_size: int,
+        shuffle: bool = True,
+        pool_batches: int = 50,
+        sizes=None,
+        max_tokens: int | None = None,
+    ):
         self.sort_keys = np.asarray(sort_keys)
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.pool_batches = pool_batches
+        self.sizes = None if sizes is None else np.asarray(sizes)
+        self.max_tokens = max_tokens
 
     def __len__(self) -> int:
-        return -(-len(self.sort_keys) // self.batch_size)
+        """The number of batches (with ``max_tokens``: of one sorted pass, an estimate)."""
+        if self.max_tokens is None:
+            return -(-len(self.sort_keys) // self.batch_size)
+        return len(self._cut(np.argsort(self.sort_keys, kind="stable")))
+
+    def _cut(self, ordered: np.ndarray) -> list[np.ndarray]:
+        """Consecutive batches of ``ordered`` documents: fixed counts, or token budgets."""
+        if self.max_tokens is None:
+            return [
+                ordered[i : i + self.batch_size] for i in range(0, len(ordered), self.batch_size)
+            ]
+        batches, start, tokens = [], 0, 0
+        for position, size in enumerate(self.sizes[ordered].tolist()):
+            if tokens + size > self.max_tokens and position > start:
+                batches.append(ordered[start:position])
+                start, tokens = position, 0
+            tokens += size
+        batches.append(ordered[start:])
+        return batches
 
     def __iter__(self) -> Iterator[list[int]]:
         if not self.shuffle:
-            order = np.argsort(self.sort_keys, kind="stable")
-            for start in range(0, len(order), self.batch_size):
-                yield order[start : start + self.batch_size].tolist()
+            for batch in self._cut(np.argsort(self.sort_keys, kind="stable")):
+                yield batch.tolist()
             return
         order = torch.randperm(len(self.sort_keys)).numpy()
         pool = self.batch_size * self.pool_batches
         batches = []
         for start in range(0, len(order), pool):
             chunk = order[start : start + pool]
-            chunk = chunk[np.argsort(self.sort_keys[chunk], kind="stable")]
-            batches.extend(
-                chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)
-            )
+            batches.extend(self._cut(chunk[np.argsort(self.sort_keys[chunk], kind="stable")]))
         for b in torch.randperm(len(batches)).tolist():
             yield batches[b].tolist()

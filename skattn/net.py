@@ -60,6 +60,10 @@ class AttentionNet(NeuralNetClassifier):
     bucket_pool : int, default=50
         Training batches are drawn from shuffled pools of this many batches
         sorted by length; 1 gives plain random batches (no bucketing).
+    batch_tokens : int or None, default=None
+        Token-budget training batches: up to this many tokens each (see
+        :class:`~skattn.data.BucketBatchSampler`) instead of ``batch_size``
+        documents.
     **kwargs
         Passed to :class:`skorch.NeuralNetClassifier`.
     """
@@ -70,12 +74,14 @@ class AttentionNet(NeuralNetClassifier):
         penalty: float = 0.0,
         class_weight: Sequence[float] | None = None,
         bucket_pool: int = 50,
+        batch_tokens: int | None = None,
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
         self.penalty = penalty
         self.class_weight = class_weight
         self.bucket_pool = bucket_pool
+        self.batch_tokens = batch_tokens
 
     def infer(self, x, **fit_params):
         x = {key: value for key, value in x.items() if key != "sample_weight"}
@@ -120,7 +126,12 @@ class AttentionNet(NeuralNetClassifier):
         }
         if training:
             sampler = BucketBatchSampler(
-                dataset.sort_keys, self.batch_size, shuffle=True, pool_batches=self.bucket_pool
+                dataset.sort_keys,
+                self.batch_size,
+                shuffle=True,
+                pool_batches=self.bucket_pool,
+                sizes=dataset.lengths,
+                max_tokens=self.batch_tokens,
             )
             return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate, **extra)
         return DataLoader(
@@ -295,6 +306,8 @@ class _WarmupCosine(SequentialLR):
 
 #: Prefixes of skorch arguments a user may pass through ``net_params``.
 NET_PARAM_PREFIXES = ("optimizer__", "criterion__", "iterator_train__", "iterator_valid__")
+#: AttentionNet's own knobs a user may pass through ``net_params`` too.
+NET_PARAM_NAMES = ("bucket_pool",)
 #: DataLoader arguments the package sets itself (batching is its job).
 _OWN_ITERATOR_ARGS = ("batch_size", "shuffle", "sampler", "batch_sampler", "collate_fn")
 
@@ -317,9 +330,12 @@ def check_net_params(net_params: Mapping[str, Any] | None) -> None:
     ValueError: net_params['module__hidden']: keys must start with one of ...
     """
     for key in net_params or {}:
-        if not isinstance(key, str) or not key.startswith(NET_PARAM_PREFIXES):
+        if not isinstance(key, str) or not (
+            key.startswith(NET_PARAM_PREFIXES) or key in NET_PARAM_NAMES
+        ):
             raise ValueError(
-                f"net_params[{key!r}]: keys must start with one of {list(NET_PARAM_PREFIXES)}; "
+                f"net_params[{key!r}]: keys must start with one of {list(NET_PARAM_PREFIXES)} "
+                f"(or be one of {list(NET_PARAM_NAMES)}); "
                 "network sizes, lr, max_epochs, batch_size, device and callbacks are "
                 "estimator parameters of their own."
             )
@@ -438,6 +454,7 @@ def build_net(
         verbose=settings["verbose"],
         penalty=penalty,
         class_weight=class_weight,
+        batch_tokens=settings.get("batch_tokens"),
         **(settings.get("net_params") or {}),
     )
 

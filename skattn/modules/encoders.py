@@ -33,6 +33,19 @@ def reverse_index(lengths: torch.Tensor, max_length: int) -> torch.Tensor:
     return torch.where(positions < lengths, lengths - 1 - positions, positions)
 
 
+def inverse_permutation(order: torch.Tensor) -> torch.Tensor:
+    """The index that puts ``x[order]`` back into the order of ``x``.
+
+    Examples
+    --------
+    >>> inverse_permutation(torch.tensor([2, 0, 1])).tolist()
+    [1, 2, 0]
+    """
+    inverse = torch.empty_like(order)
+    inverse[order] = torch.arange(len(order), device=order.device)
+    return inverse
+
+
 class BiRNNEncoder(nn.Module):
     """Bidirectional LSTM or GRU over padded batches, exact for every length.
 
@@ -47,7 +60,10 @@ class BiRNNEncoder(nn.Module):
     chunk_size : int or None, default=None
         When set and a batch has more rows, rows are sorted by length and
         run in chunks of this many, each padded only to its own longest
-        row (saves work on batches of very mixed lengths).
+        row (saves work on batches of very mixed lengths). The batch is
+        permuted once and put back once: indexing the whole input per chunk
+        would make each chunk's backward pass zero-fill a gradient the size
+        of the whole batch.
 
     Examples
     --------
@@ -74,12 +90,16 @@ class BiRNNEncoder(nn.Module):
         """Encode ``inputs`` (batch, time, input_size); return (batch, time, 2h)."""
         if self.chunk_size is None or len(lengths) <= self.chunk_size:
             return self._encode(inputs, lengths)
-        order = torch.argsort(lengths, descending=True)
-        outputs = inputs.new_zeros(inputs.shape[0], inputs.shape[1], self.output_size)
-        for rows in torch.split(order, self.chunk_size):
-            encoded = self._encode(inputs[rows], lengths[rows])
-            outputs[rows, : encoded.shape[1]] = encoded
-        return outputs
+        order = torch.argsort(lengths, descending=True, stable=True)
+        sorted_inputs, sorted_lengths = inputs[order], lengths[order]
+        encoded = [
+            self._encode(chunk, chunk_lengths)  # each padded back to the full length
+            for chunk, chunk_lengths in zip(
+                torch.split(sorted_inputs, self.chunk_size),
+                torch.split(sorted_lengths, self.chunk_size),
+            )
+        ]
+        return torch.cat(encoded)[inverse_permutation(order)]
 
     def _encode(self, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         full_length = inputs.shape[1]

@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from skattn.modules.attention import SequencePooling, length_mask
-from skattn.modules.encoders import BiRNNEncoder
+from skattn.modules.encoders import BiRNNEncoder, inverse_permutation
 from skattn.modules.outputs import ModuleOutput
 
 
@@ -72,7 +72,8 @@ class HierarchicalAttentionNet(nn.Module):
     ):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=padding_idx)
-        self.word_encoder = BiRNNEncoder(embedding_dim, word_hidden, "gru", chunk_size)
+        self.word_encoder = BiRNNEncoder(embedding_dim, word_hidden, "gru")
+        self.chunk_size = chunk_size
         self.word_pooling = SequencePooling(self.word_encoder.output_size, context_dim, pooling)
         self.sentence_encoder = BiRNNEncoder(self.word_encoder.output_size, sentence_hidden, "gru")
         self.sentence_pooling = SequencePooling(
@@ -80,6 +81,35 @@ class HierarchicalAttentionNet(nn.Module):
         )
         self.dropout = nn.Dropout(dropout)
         self.classifier = nn.Linear(self.sentence_encoder.output_size, n_classes)
+
+    def _encode_sentences(self, tokens: torch.Tensor, lengths: torch.Tensor, max_words: int):
+        """Sentence vectors (n, 2h) and word weights (n, max_words) of n sentences.
+
+        Sentences are sorted by length and cut into chunks of ``chunk_size``;
+        each chunk is embedded, encoded and pooled at its own longest length.
+        Only token ids are indexed, never float activations, so no step
+        allocates (or, in the backward pass, zero-fills) a buffer the size
+        of the whole batch padded to its longest sentence, and the
+        embedding is looked up once per batch.
+        """
+        order = torch.argsort(lengths, descending=True, stable=True)
+        chunks = torch.split(order, self.chunk_size or len(order))
+        widths = [int(lengths[rows[0]]) for rows in chunks]
+        # One embedding call over every chunk's ids, each chunk padded only to
+        # its own width: its backward pass builds one vocabulary-sized
+        # gradient per batch, not one per chunk.
+        ids = torch.cat([tokens[rows, :width].reshape(-1) for rows, width in zip(chunks, widths)])
+        embedded = self.dropout(self.embedding(ids))
+        pieces = torch.split(embedded, [len(rows) * width for rows, width in zip(chunks, widths)])
+        vectors, weights = [], []
+        for rows, width, piece in zip(chunks, widths, pieces):
+            chunk_lengths = lengths[rows]
+            states = self.word_encoder(piece.view(len(rows), width, -1), chunk_lengths)
+            vector, weight = self.word_pooling(states, length_mask(chunk_lengths, width))
+            vectors.append(vector)
+            weights.append(nn.functional.pad(weight, (0, max_words - width)))
+        inverse = inverse_permutation(order)
+        return torch.cat(vectors)[inverse], torch.cat(weights)[inverse]
 
     def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> HierarchicalOutput:
         """Classify a batch of documents.
@@ -94,10 +124,8 @@ class HierarchicalAttentionNet(nn.Module):
         real = lengths > 0
         sentence_counts = real.sum(1)
         max_words = int(lengths.max())
-        flat_tokens, flat_lengths = tokens[real][:, :max_words], lengths[real]
-        words = self.word_encoder(self.dropout(self.embedding(flat_tokens)), flat_lengths)
-        sentence_vectors, flat_word_attention = self.word_pooling(
-            words, length_mask(flat_lengths, max_words)
+        sentence_vectors, flat_word_attention = self._encode_sentences(
+            tokens[real], lengths[real], max_words
         )
         sentences = sentence_vectors.new_zeros(real.shape + sentence_vectors.shape[-1:])
         sentences[real] = sentence_vectors
