@@ -289,17 +289,31 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=HERE / "results")
     parser.add_argument("--case", help=argparse.SUPPRESS)  # internal: one case, as JSON
     parser.add_argument("--only", default=None, help="comma-separated case kinds to run")
+    parser.add_argument(
+        "--resume", action="store_true", help="keep the cases already in results.jsonl"
+    )
     args = parser.parse_args()
     if args.case:
         print(json.dumps(run_case(json.loads(args.case))), flush=True)
         return
-    results = []
     suite = cases(args.quick)
     if args.only:
         suite = [c for c in suite if c["kind"] in args.only.split(",")]
     env = {**os.environ, "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    # Each finished case is appended to results.jsonl at once, so an
+    # interrupted run keeps its figures and --resume skips what is there.
+    args.output.mkdir(parents=True, exist_ok=True)
+    journal = args.output / "results.jsonl"
+    done = []
+    if args.resume and journal.exists():
+        done = [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
+    elif journal.exists():
+        journal.unlink()
+    results = list(done)
     for number, case in enumerate(suite, start=1):
         case = _token_budget(case)
+        if any(all(r.get(k) == v for k, v in case.items()) for r in done):
+            continue
         output = subprocess.run(
             [sys.executable, __file__, "--case", json.dumps(case)],
             capture_output=True,
@@ -309,6 +323,8 @@ def main() -> None:
         ).stdout
         result = json.loads(output.strip().splitlines()[-1])
         results.append(result)
+        with open(journal, "a") as handle:
+            handle.write(json.dumps(result) + "\n")
         print(
             f"[{number}/{len(suite)}] {case['kind']} {case['model']} {case['config']} "
             f"{case.get('params', '')}: train "
@@ -318,7 +334,6 @@ def main() -> None:
             + f", peak {result['peak_rss_mb']:.0f} MiB",
             flush=True,
         )
-    args.output.mkdir(parents=True, exist_ok=True)
     (args.output / "results.json").write_text(json.dumps(results, indent=1))
     table = markdown(results)
     (args.output / "results.md").write_text(table + "\n")

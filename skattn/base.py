@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import torch
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
@@ -77,7 +77,7 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "max_epochs": [_positive_int],
     "batch_size": [_positive_int],
     "batch_tokens": [_positive_int, None],
-    "lr": [Interval(Real, 0, None, "neither")],
+    "lr": [Interval(Real, 0, None, "neither"), tuple, list],
     "optimizer": [Options(OPTIMIZERS), type],
     "momentum": [Interval(Real, 0, 1, "left")],
     "weight_decay": [Interval(Real, 0, None, "left")],
@@ -171,6 +171,8 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         self
         """
         validate_params(self)
+        if isinstance(self.lr, (tuple, list)):
+            return self._fit_learning_rates(X, y, sample_weight)
         check_embeddings_source(self.embeddings)
         check_net_params(self.net_params)
         device = resolve_device(self.device)
@@ -229,6 +231,30 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
             embedding_coverage=coverage,
         )
 
+    def _fit_learning_rates(self, X, y, sample_weight=None):
+        """Try each learning rate of ``lr`` on one validation split; keep the best model."""
+        if not self.lr or not all(isinstance(r, Real) and r > 0 for r in self.lr):
+            raise ValueError(f"lr={self.lr!r}: several learning rates must be positive numbers.")
+        X = check_text_input(X)
+        y = check_labels(y, len(X))
+        weights = check_sample_weight(sample_weight, len(X))
+        train, valid = train_test_split(
+            np.arange(len(X)),
+            test_size=self.validation_fraction or 0.1,
+            stratify=y,
+            random_state=_seed_from(self.random_state),
+        )
+        scores, best = {}, None
+        for rate in self.lr:
+            candidate = clone(self).set_params(lr=rate, validation_fraction=None)
+            candidate.fit([X[i] for i in train], y[train], sample_weight=weights[train])
+            scores[rate] = candidate.score([X[i] for i in valid], y[valid])
+            if best is None or scores[rate] > scores[best.lr]:
+                best = candidate
+        self.lr_scores_ = scores
+        attributes = {**best.get_fitted_state().attributes, "lr": best.lr}
+        return self._adopt(best.classes_, best.encoder_, best.net_, **attributes)
+
     def _class_weights(self, classes: np.ndarray, y_encoded: np.ndarray) -> list[float] | None:
         """The loss weight of each class from ``class_weight``, in the order of ``classes``."""
         if self.class_weight is None:
@@ -278,8 +304,11 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         self, n_classes: int, vocab_size: int, valid=None, checkpoint_dir=None, class_weight=None
     ):
         """The skorch net for these settings (see :func:`skattn.net.build_net`)."""
+        settings = self.get_params(deep=False)
+        if isinstance(settings["lr"], (tuple, list)):  # a model picked among several rates
+            settings["lr"] = getattr(self, "lr_", settings["lr"][0])
         return build_net(
-            self.get_params(deep=False),
+            settings,
             module=self._module_class,
             module_params={
                 **self._module_params(),
@@ -302,6 +331,8 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.n_truncated_ = attributes["n_truncated"]
         self.n_blank_ = attributes.get("n_blank", 0)
         self.embedding_coverage_ = attributes["embedding_coverage"]
+        if attributes.get("lr") is not None:
+            self.lr_ = attributes["lr"]
         self.history_ = net.history
         return self
 
@@ -328,6 +359,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
             attributes={
                 "n_truncated": self.n_truncated_,
                 "n_blank": self.n_blank_,
+                "lr": getattr(self, "lr_", None),
                 "embedding_coverage": self.embedding_coverage_,
                 "history": self.history_.to_list(),
             },

@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 
-from skattn.baselines import linear_baselines, tfidf_logreg
+from skattn.baselines import linear_baselines, tuned_baselines
 from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.datasets import fetch_movie_reviews, fetch_sentence_polarity, fetch_trec
 
@@ -34,7 +34,9 @@ def available_models(
     default model also as
     ``*_w2v`` (word2vec trained on the fit data) and, when ``vectors`` is
     given, ``*_vectors`` (those pretrained vectors). Baselines: the five of
-    :func:`skattn.baselines.linear_baselines` and ``tfidf_logreg``.
+    HAN Table 2 (:func:`skattn.baselines.linear_baselines`) and the tuned
+    variants of :func:`skattn.baselines.tuned_baselines` (``tfidf_logreg``
+    among them).
 
     Parameters
     ----------
@@ -53,6 +55,8 @@ def available_models(
     --------
     >>> sorted(available_models())[:4]
     ['HN-ATT', 'HN-AVE', 'HN-MAX', 'bag_of_means']
+    >>> "mean_word2vec" in available_models()
+    True
     """
     quick_params = {"max_epochs": 2, "embedding_dim": 50} if quick else {}
 
@@ -79,7 +83,8 @@ def available_models(
         {"HN-ATT": models["han"], "HN-AVE": models["han_ave"], "HN-MAX": models["han_max"]}
     )
     baselines = {name: (lambda name=name: linear_baselines()[name]) for name in linear_baselines()}
-    return {**models, **baselines, "tfidf_logreg": tfidf_logreg}
+    tuned = {name: (lambda name=name: tuned_baselines()[name]) for name in tuned_baselines()}
+    return {**models, **baselines, **tuned}
 
 
 @dataclass
@@ -206,6 +211,7 @@ def compare(
 
     Examples
     --------
+    >>> from skattn.baselines import tfidf_logreg
     >>> X = ["good", "fine", "great", "bad", "poor", "awful"] * 5
     >>> y = [1, 1, 1, 0, 0, 0] * 5
     >>> [r["model"] for r in compare(X, y, {"tfidf": tfidf_logreg}, cv=3, progress=len)]
@@ -263,35 +269,44 @@ def format_table(results: list[dict]) -> str:
 
     >>> print(format_table([{"model": "m", "accuracies": [0.5, 0.6], "accuracy_mean": 0.55,
     ...     "accuracy_std": 0.05, "fit_seconds": 1.0, "predict_docs_per_s": 10.0}]))
-    | model | accuracy (%) | fit s / fold | predict docs/s |
-    |---|---|---|---|
-    | m | 55.00 ± 5.00 | 1.0 | 10 |
+    | model | kind | accuracy (%) | fit s / fold | predict docs/s |
+    |---|---|---|---|---|
+    | m | tuned baseline | 55.00 ± 5.00 | 1.0 | 10 |
     """
     lines = [
-        "| model | accuracy (%) | fit s / fold | predict docs/s |",
-        "|---|---|---|---|",
+        "| model | kind | accuracy (%) | fit s / fold | predict docs/s |",
+        "|---|---|---|---|---|",
     ]
     for r in sorted(results, key=lambda r: -r["accuracy_mean"]):
         accuracy = f"{100 * r['accuracy_mean']:.2f}"
         if len(r["accuracies"]) > 1:
             accuracy += f" ± {100 * r['accuracy_std']:.2f}"
         lines.append(
-            f"| {r['model']} | {accuracy} | {r['fit_seconds']:.1f} | "
+            f"| {r['model']} | {model_kind(r['model'])} | {accuracy} | {r['fit_seconds']:.1f} | "
             f"{r['predict_docs_per_s']:.0f} |"
         )
     return "\n".join(lines)
 
 
+#: The kinds of model a comparison holds, with their chart colours.
+MODEL_KINDS = {
+    "attention model": "#c44e52",
+    "Table-2 baseline": "#4c72b0",
+    "tuned baseline": "#8c8c8c",
+}
+
+
 def model_kind(name: str) -> str:
-    """Whether a comparison's model name is an attention model or a linear baseline.
+    """What a comparison's model is: an attention model, a Table-2 or a tuned baseline.
 
     Examples
     --------
-    >>> model_kind("han_ave"), model_kind("HN-MAX"), model_kind("bow_tfidf")
-    ('attention model', 'attention model', 'linear baseline')
+    >>> model_kind("han_ave"), model_kind("bow_tfidf"), model_kind("tfidf_logreg")
+    ('attention model', 'Table-2 baseline', 'tuned baseline')
     """
-    attention = name.startswith(("self_attentive", "han", "HN-"))
-    return "attention model" if attention else "linear baseline"
+    if name.startswith(("self_attentive", "han", "HN-")):
+        return "attention model"
+    return "Table-2 baseline" if name in linear_baselines() else "tuned baseline"
 
 
 def plot_results(results: list[dict], path, title: str = "") -> None:
@@ -307,7 +322,7 @@ def plot_results(results: list[dict], path, title: str = "") -> None:
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
-    colours = {"attention model": "#c44e52", "linear baseline": "#4c72b0"}
+    colours = MODEL_KINDS
     ordered = sorted(results, key=lambda r: r["accuracy_mean"])
     # A Figure of its own (no pyplot): the caller's backend is never touched.
     fig = Figure(figsize=(7.5, 0.4 * len(ordered) + 1.6))

@@ -298,10 +298,12 @@ def warmup_then(decay: str, warmup_epochs: int, max_epochs: int):
 class _WarmupCosine(SequentialLR):
     """Linear warm-up for ``warmup_epochs``, then cosine decay over ``decay_epochs``."""
 
-    def __init__(self, optimizer, warmup_epochs: int, decay_epochs: int):
+    def __init__(self, optimizer, warmup_epochs: int, decay_epochs: int, last_epoch: int = -1):
         warm = LambdaLR(optimizer, lambda epoch: (epoch + 1) / (warmup_epochs + 1))
         cosine = CosineAnnealingLR(optimizer, T_max=decay_epochs)
-        super().__init__(optimizer, [warm, cosine], milestones=[warmup_epochs])
+        super().__init__(
+            optimizer, [warm, cosine], milestones=[warmup_epochs], last_epoch=last_epoch
+        )
 
 
 #: Prefixes of skorch arguments a user may pass through ``net_params``.

@@ -68,6 +68,7 @@ NEEDED_TO_READ_TEXT = ("tokenizer", "sentence_split")
 #: Object parameters that only matter for training again.
 TRAINING_ONLY_OBJECTS = ("callbacks", "embeddings", "random_state")
 _PASS_AGAIN = "$pass_again"
+_TUPLE = "$tuple"
 _TORCH_OPTIM = "$torch_optim"
 _ESTIMATOR = "$estimator"
 
@@ -75,11 +76,32 @@ _ESTIMATOR = "$estimator"
 def _is_json_value(value: Any) -> bool:
     if value is None or isinstance(value, (bool, int, float, str)):
         return True
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return all(_is_json_value(v) for v in value)
     if isinstance(value, dict):
         return all(isinstance(k, str) and _is_json_value(v) for k, v in value.items())
     return False
+
+
+def _data_to_json(value: Any) -> Any:
+    """Plain data as JSON, tuples marked so that they come back as tuples."""
+    if isinstance(value, tuple):
+        return {_TUPLE: [_data_to_json(v) for v in value]}
+    if isinstance(value, list):
+        return [_data_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _data_to_json(v) for k, v in value.items()}
+    return value
+
+
+def _data_from_json(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {_TUPLE}:
+        return tuple(_data_from_json(v) for v in value[_TUPLE])
+    if isinstance(value, list):
+        return [_data_from_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _data_from_json(v) for k, v in value.items()}
+    return value
 
 
 def _encode_param(owner: str, name: str, value: Any) -> Any:
@@ -89,7 +111,7 @@ def _encode_param(owner: str, name: str, value: Any) -> Any:
     if isinstance(value, os.PathLike):
         value = os.fspath(value)
     if _is_json_value(value) and not (name == "sentence_split" and callable(value)):
-        return value
+        return _data_to_json(value)
     if type(value).__name__ in ESTIMATORS and isinstance(value, tuple(ESTIMATORS.values())):
         return {_ESTIMATOR: _describe(value)}
     if isinstance(value, type) and getattr(torch.optim, value.__name__, None) is value:
@@ -217,7 +239,7 @@ def _build(description: dict, overrides: dict, path, warned: list):
                 params[name] = defaults.get(name)
                 warned.append(f"{name} (a {value[_PASS_AGAIN]}; now {defaults.get(name)!r})")
         else:
-            params[name] = value
+            params[name] = _data_from_json(value)
     if missing:
         raise ValueError(
             f"{path} was saved with {missing} set to code, which a model file cannot hold; "

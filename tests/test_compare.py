@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from skattn.__main__ import main
-from skattn.compare import compare, tfidf_logreg
+from skattn.baselines import tfidf_logreg
+from skattn.compare import compare
 
 
 @pytest.mark.slow
@@ -37,7 +38,7 @@ def test_compare_command_writes_table_and_json(tmp_path, capsys):
         assert r["accuracy_mean"] == pytest.approx(np.mean(r["accuracies"]))
         assert f"{100 * r['accuracy_mean']:.2f}" in printed
     table = (tmp_path / "results.md").read_text()
-    assert table.splitlines()[0].startswith("| model | accuracy")
+    assert table.splitlines()[0].startswith("| model | kind | accuracy")
     assert len(table.splitlines()) == 4
     png = (tmp_path / "results.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000

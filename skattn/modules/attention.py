@@ -111,6 +111,8 @@ class StructuredSelfAttention(nn.Module):
         d_a.
     hops : int
         r, the number of attention rows.
+    dropout : float, default=0.0
+        Dropout on tanh(W_s1 Hᵀ), as in the authors' code.
 
     Examples
     --------
@@ -120,14 +122,15 @@ class StructuredSelfAttention(nn.Module):
     ((1, 2, 4), (1, 2, 5))
     """
 
-    def __init__(self, input_dim: int, attention_dim: int, hops: int):
+    def __init__(self, input_dim: int, attention_dim: int, hops: int, dropout: float = 0.0):
         super().__init__()
         self.ws1 = nn.Linear(input_dim, attention_dim, bias=False)
         self.ws2 = nn.Linear(attention_dim, hops, bias=False)
+        self.dropout = nn.Dropout(dropout)
 
     def forward(self, states: torch.Tensor, mask: torch.Tensor):
         """Return M (batch, hops, dim) and A (batch, hops, time)."""
-        scores = self.ws2(torch.tanh(self.ws1(states))).transpose(1, 2)
+        scores = self.ws2(self.dropout(torch.tanh(self.ws1(states)))).transpose(1, 2)
         attention = masked_softmax(scores, mask.unsqueeze(1), dim=-1)
         return attention @ states, attention
 

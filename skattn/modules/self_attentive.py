@@ -46,7 +46,11 @@ class SelfAttentiveNet(nn.Module):
         How M (r × 2u) becomes the MLP input: flattened (the paper), or the
         max / mean over the r rows.
     dropout : float, default=0.5
-        Dropout on the embeddings and before each MLP layer.
+        The dropout rate, applied where ``dropout_placement`` says.
+    dropout_placement : {"embeddings", "authors"}, default="embeddings"
+        "embeddings": on the word embeddings, on M and on the hidden layer;
+        "authors": where the authors' code puts it, on H, on
+        tanh(W_s1 Hᵀ), on M and on the hidden layer.
     padding_idx : int, default=0
         The token id of padding (its embedding stays zero).
 
@@ -69,15 +73,19 @@ class SelfAttentiveNet(nn.Module):
         mlp_hidden: int = 128,
         pooling: str = "flatten",
         dropout: float = 0.5,
+        dropout_placement: str = "embeddings",
         padding_idx: int = 0,
     ):
         super().__init__()
         self.pooling = pooling
+        authors = dropout_placement == "authors"
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=padding_idx)
         self.encoder = BiRNNEncoder(embedding_dim, hidden_size, cell="lstm")
         self.attention = StructuredSelfAttention(
-            self.encoder.output_size, attention_dim, attention_hops
+            self.encoder.output_size, attention_dim, attention_hops, dropout if authors else 0.0
         )
+        self.embedding_dropout = nn.Dropout(0.0 if authors else dropout)
+        self.state_dropout = nn.Dropout(dropout if authors else 0.0)
         pooled_size = self.encoder.output_size * (attention_hops if pooling == "flatten" else 1)
         self.dropout = nn.Dropout(dropout)
         self.classifier = nn.Sequential(
@@ -90,7 +98,8 @@ class SelfAttentiveNet(nn.Module):
     def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> SelfAttentiveOutput:
         """Classify padded token ids (batch, time) with their lengths (batch,)."""
         tokens = tokens[:, : int(lengths.max())]
-        states = self.encoder(self.dropout(self.embedding(tokens)), lengths)
+        states = self.encoder(self.embedding_dropout(self.embedding(tokens)), lengths)
+        states = self.state_dropout(states)
         embedding, attention = self.attention(states, length_mask(lengths, tokens.shape[1]))
         if self.pooling == "flatten":
             pooled = embedding.flatten(1)

@@ -1,17 +1,21 @@
-"""Do the r hops of a self-attentive model look at different words?
+"""
+What the penalty does to the hops
+=================================
 
-Trains SelfAttentiveClassifier on sentence_polarity (stratified 80/20, seed
-0) with the redundancy penalty off and on, then prints, for each setting,
-the held-out accuracy, the mean off-diagonal of AAᵀ over the test documents
-(0 = hops attend to disjoint tokens, 1/n-ish = all hops uniform, higher =
+Do the r hops of a self-attentive model look at different words? This
+trains :class:`~skattn.SelfAttentiveClassifier` on sentence_polarity
+(stratified 80/20, seed 0) with the redundancy penalty off and on, then
+prints, for each setting, the held-out accuracy, the mean off-diagonal of
+AAᵀ over the test documents (0 = hops attend to disjoint tokens, higher =
 hops repeat each other) and the tokens each hop attends to most (mean
 weight over test documents, tokens seen at least 20 times).
 
-Usage: SKATTN_DATA=../shared/data python examples/attention_hops.py
+Run it alone: ``SKATTN_DATA=../shared/data python examples/plot_attention_hops.py``.
 """
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 
 import numpy as np
@@ -49,12 +53,17 @@ def top_tokens_per_hop(explanations, k: int = 8, min_count: int = 20) -> list[li
 
 
 def main() -> None:
+    quick = os.environ.get("SKATTN_EXAMPLES_QUICK") == "1"
     X, y = fetch_sentence_polarity(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.2, stratify=y, random_state=0
     )
+    if quick:
+        X_train, y_train = X_train[:1500], y_train[:1500]
     for penalty in (0.0, 1.0):
-        clf = SelfAttentiveClassifier(penalty=penalty, random_state=0).fit(X_train, y_train)
+        clf = SelfAttentiveClassifier(
+            penalty=penalty, max_epochs=1 if quick else 8, random_state=0
+        ).fit(X_train, y_train)
         explanations = clf.explain(X_test)
         print(
             f"penalty={penalty}: accuracy {clf.score(X_test, y_test):.4f}, "
@@ -64,5 +73,4 @@ def main() -> None:
             print(f"  hop {h}: {' '.join(tokens)}")
 
 
-if __name__ == "__main__":
-    main()
+main()

@@ -1,0 +1,37 @@
+"""
+Grid search over the hops and the penalty
+=========================================
+
+A :class:`~sklearn.pipeline.Pipeline` around the classifier, searched with
+:class:`~sklearn.model_selection.GridSearchCV` over the number of hops r and
+the penalty coefficient, with two worker processes.
+"""
+
+import os
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.pipeline import Pipeline
+
+from skattn import SelfAttentiveClassifier
+from skattn.datasets import fetch_sentence_polarity
+
+QUICK = os.environ.get("SKATTN_EXAMPLES_QUICK") == "1"
+
+X, y = fetch_sentence_polarity(return_X_y=True)
+rows = np.random.RandomState(0).permutation(len(X))[: 600 if QUICK else 3000]
+X, y = [X[i] for i in rows], y[rows]
+
+pipeline = Pipeline(
+    [("clf", SelfAttentiveClassifier(max_epochs=1 if QUICK else 4, random_state=0))]
+)
+grid = {"clf__attention_hops": [1, 4], "clf__penalty": [0.0, 1.0]}
+search = GridSearchCV(pipeline, grid, cv=StratifiedKFold(3, shuffle=True, random_state=0), n_jobs=2)
+search.fit(X, y)
+
+results = pd.DataFrame(search.cv_results_)[
+    ["param_clf__attention_hops", "param_clf__penalty", "mean_test_score", "std_test_score"]
+]
+print(results.round(3).to_string(index=False))
+print("best:", search.best_params_)

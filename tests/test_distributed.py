@@ -1,0 +1,46 @@
+"""Grid search on a dask.distributed cluster equals the local search."""
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.pipeline import Pipeline
+
+from estimators import small_self_attentive
+
+distributed = pytest.importorskip("dask.distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    # Two single-threaded worker processes on the loopback interface only.
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=40,
+    )
+    with distributed.Client(cluster) as client:
+        yield client
+    cluster.close()
+
+
+def _search(n_jobs):
+    pipeline = Pipeline([("clf", small_self_attentive(max_epochs=2))])
+    grid = {"clf__min_count": [1, 2], "clf__attention_hops": [1, 3]}
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    return GridSearchCV(pipeline, grid, cv=cv, n_jobs=n_jobs)
+
+
+def test_dask_backed_search_equals_the_local_search(client, polarity_small):
+    X, y = polarity_small
+    X, y = X[:300], y[:300]
+    local = _search(n_jobs=2).fit(X, y)
+    with joblib.parallel_config(backend="dask"):
+        remote = _search(n_jobs=-1).fit(X, y)
+    assert remote.best_params_ == local.best_params_
+    for key in [k for k in local.cv_results_ if k.startswith("split") or k == "mean_test_score"]:
+        np.testing.assert_array_equal(remote.cv_results_[key], local.cv_results_[key])
+    assert len(client.scheduler_info()["workers"]) == 2
