@@ -33,10 +33,23 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "myst_parser",
 ]
 
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+# scikit-learn's metadata-routing setters are generated on every estimator
+# class; their docstrings point into scikit-learn's own glossary.
+autodoc_default_options = {
+    "members": True,
+    "inherited-members": False,
+    "exclude-members": ",".join(
+        f"set_{method}_request"
+        for method in (
+            "fit", "score", "predict", "predict_proba", "transform", "partial_fit",
+            "decision_function", "inverse_transform", "split",
+        )
+    ),
+}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks: set[str] = set()
@@ -46,6 +59,8 @@ exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py", "**
 # (n,)") that are not cross-reference targets; every other warning is an error.
 nitpicky = False
 suppress_warnings = ["config.cache"]
+source_suffix = {".rst": "restructuredtext"}
+myst_heading_anchors = 3
 
 intersphinx_mapping = {
     "python": ("https://docs.python.org/3", None),

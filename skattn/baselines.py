@@ -203,7 +203,7 @@ class BagOfMeans(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X: Sequence[str]) -> sp.csr_matrix:
-        """Counts of the means of each document's words, shape (n, n_means_)."""
+        """Counts of the means of each document's words, shape (n, ``n_means_``)."""
         check_is_fitted(self, "word_means_")
         analyze, means = self._analyzer(), self.word_means_
         rows, cols = [], []
