@@ -37,17 +37,31 @@ extensions = [
 ]
 
 autosummary_generate = True
+# Signatures show DEFAULT_TOKEN_PATTERN, not the regular expression itself.
+autodoc_preserve_defaults = True
 # scikit-learn's metadata-routing setters are generated on every estimator
 # class; their docstrings point into scikit-learn's own glossary.
 autodoc_default_options = {
     "members": True,
-    "inherited-members": False,
+    # fit/predict/... live in the shared base class; scikit-learn's own
+    # BaseEstimator methods (get_params, set_params, ...) are not repeated.
+    "inherited-members": "BaseEstimator",
     "exclude-members": ",".join(
-        f"set_{method}_request"
-        for method in (
-            "fit", "score", "predict", "predict_proba", "transform", "partial_fit",
-            "decision_function", "inverse_transform", "split",
-        )
+        ["get_metadata_routing", "set_output"]
+        + [
+            f"set_{method}_request"
+            for method in (
+                "fit",
+                "score",
+                "predict",
+                "predict_proba",
+                "transform",
+                "partial_fit",
+                "decision_function",
+                "inverse_transform",
+                "split",
+            )
+        ]
     ),
 }
 numpydoc_show_class_members = False
@@ -85,7 +99,31 @@ html_theme_options = {
 }
 html_sidebars = {"index": [], "getting_started": [], "changelog": [], "results": []}
 
+
+def figure_scraper(block, block_vars, gallery_conf):
+    """Save the matplotlib ``Figure`` objects an example made since the last block.
+
+    skattn draws on ``matplotlib.figure.Figure`` objects and never touches
+    pyplot (so it never changes a user's backend); sphinx-gallery's own
+    scraper only sees pyplot's figures, so this one looks for Figure objects
+    in the example's namespace.
+    """
+    from matplotlib.figure import Figure
+    from sphinx_gallery.scrapers import figure_rst
+
+    seen = block_vars.setdefault("skattn_seen_figures", set())
+    paths = []
+    for value in list(block_vars["example_globals"].values()):
+        if isinstance(value, Figure) and id(value) not in seen:
+            seen.add(id(value))
+            path = next(block_vars["image_path_iterator"])
+            value.savefig(path, dpi=96, bbox_inches="tight")
+            paths.append(path)
+    return figure_rst(paths, gallery_conf["src_dir"])
+
+
 sphinx_gallery_conf = {
+    "image_scrapers": (figure_scraper,),
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",

@@ -70,4 +70,3 @@ for ax in (left, right):
     ax.set_ylim(0.4, 6.6)
     ax.axis("off")
 figure.tight_layout()
-figure

@@ -27,13 +27,4 @@ print(format_table(results))
 
 # %%
 # The chart that ``python -m skattn compare --output DIR`` writes.
-plot_results(results, "comparison.png", "sentence_polarity, one 80/20 split")
-
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.image import imread  # noqa: E402
-
-figure = Figure(figsize=(7.5, 4.5))
-ax = figure.subplots()
-ax.imshow(imread("comparison.png"))
-ax.axis("off")
-figure
+figure = plot_results(results, title="sentence_polarity, one 80/20 split")

@@ -43,4 +43,3 @@ ax.set_xlabel("first principal component")
 ax.set_ylabel("second principal component")
 ax.legend(title="true label")
 ax.set_title("Self-attentive embeddings of test snippets (mean over hops)")
-figure

@@ -29,11 +29,12 @@ han.fit(X_train, y_train)
 print(f"held-out accuracy: {han.score(X_test[:200], y_test[:200]):.3f}")
 
 # %%
-# The first sentences of a short test review, as a matplotlib figure.
-short = min(range(50), key=lambda i: len(X_test[i]))
-explanation = han.explain([X_test[short]], [y_test[short]])
+# A review excerpt (the first six sentences of a test review, at most 14
+# words each, so that the figure stays readable), as a matplotlib figure.
+lines = [" ".join(line.split()[:14]) for line in X_test[0].splitlines()[:6]]
+excerpt = "\n".join(lines)
+explanation = han.explain([excerpt], [y_test[0]])
 figure = explanation.plot(0)
-figure
 
 # %%
 # The same as an HTML page.

@@ -120,7 +120,30 @@ class LargestValueScaler(TransformerMixin, BaseEstimator):
         return sp.csr_matrix(X, dtype=np.float64) / self.scale_
 
 
-class BagOfMeans(TransformerMixin, BaseEstimator):
+class _Word2VecFeatures(TransformerMixin, BaseEstimator):
+    """What the word2vec-based baselines share: tokens, and word2vec on the fit documents."""
+
+    def _analyzer(self):
+        return TextEncoder(
+            lowercase=self.lowercase, token_pattern=self.token_pattern
+        ).build_analyzer()
+
+    def _train_vectors(self, X: Sequence[str]):
+        analyze = self._analyzer()
+        return train_word2vec(
+            [analyze(doc) for doc in check_text_input(X)],
+            vector_size=self.vector_size,
+            window=self.window,
+            min_count=self.min_count,
+            epochs=self.epochs,
+            random_state=self.random_state,
+        )
+
+    def __sklearn_tags__(self):
+        return _text_tags(super().__sklearn_tags__())
+
+
+class BagOfMeans(_Word2VecFeatures):
     """Bag of k-means of word2vec vectors (Zhang et al. 2015's bag-of-means).
 
     ``fit`` trains word2vec (gensim skip-gram) on the documents, keeping
@@ -179,22 +202,9 @@ class BagOfMeans(TransformerMixin, BaseEstimator):
         self.token_pattern = token_pattern
         self.random_state = random_state
 
-    def _analyzer(self):
-        return TextEncoder(
-            lowercase=self.lowercase, token_pattern=self.token_pattern
-        ).build_analyzer()
-
     def fit(self, X: Sequence[str], y=None) -> BagOfMeans:
         """Learn word vectors, their means, and each word's mean."""
-        analyze = self._analyzer()
-        vectors = train_word2vec(
-            [analyze(doc) for doc in check_text_input(X)],
-            vector_size=self.vector_size,
-            window=self.window,
-            min_count=self.min_count,
-            epochs=self.epochs,
-            random_state=self.random_state,
-        )
+        vectors = self._train_vectors(X)
         self.n_means_ = min(self.n_means, len(vectors.index_to_key))
         kmeans = MiniBatchKMeans(
             self.n_means_, random_state=self.random_state, n_init=3, batch_size=4096
@@ -213,9 +223,6 @@ class BagOfMeans(TransformerMixin, BaseEstimator):
             cols += found
         data = np.ones(len(rows))
         return sp.csr_matrix((data, (rows, cols)), shape=(len(X), self.n_means_))
-
-    def __sklearn_tags__(self):
-        return _text_tags(super().__sklearn_tags__())
 
 
 def _logistic(C: float = 1.0) -> LogisticRegression:
@@ -331,7 +338,7 @@ def tfidf_logreg(C: float = 10.0) -> Pipeline:
     return make_pipeline(features, _logistic(C))
 
 
-class MeanWordVectors(TransformerMixin, BaseEstimator):
+class MeanWordVectors(_Word2VecFeatures):
     """The average word2vec vector of each document (bag of means).
 
     ``fit`` trains word2vec on the training documents; ``transform`` averages
@@ -377,22 +384,9 @@ class MeanWordVectors(TransformerMixin, BaseEstimator):
         self.token_pattern = token_pattern
         self.random_state = random_state
 
-    def _analyzer(self):
-        return TextEncoder(
-            lowercase=self.lowercase, token_pattern=self.token_pattern
-        ).build_analyzer()
-
     def fit(self, X: Sequence[str], y=None) -> MeanWordVectors:
         """Train word2vec on the documents ``X``."""
-        analyze = self._analyzer()
-        self.vectors_ = train_word2vec(
-            [analyze(doc) for doc in check_text_input(X)],
-            vector_size=self.vector_size,
-            window=self.window,
-            min_count=self.min_count,
-            epochs=self.epochs,
-            random_state=self.random_state,
-        )
+        self.vectors_ = self._train_vectors(X)
         return self
 
     def transform(self, X: Sequence[str]) -> np.ndarray:
@@ -405,9 +399,6 @@ class MeanWordVectors(TransformerMixin, BaseEstimator):
             if ids:
                 out[i] = vectors.vectors[ids].mean(axis=0)
         return out
-
-    def __sklearn_tags__(self):
-        return _text_tags(super().__sklearn_tags__())
 
 
 def tuned_baselines() -> dict[str, Pipeline]:

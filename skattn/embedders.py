@@ -157,16 +157,10 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         ndarray of str
         """
         check_is_fitted(self, "classifier_")
-        width = 2 * self.classifier_.hidden_size
         if self.output == "flatten":
-            names = [
-                f"hop{h}_dim{d}"
-                for h in range(self.classifier_.attention_hops)
-                for d in range(width)
-            ]
-        else:
-            names = [f"{self.output}_dim{d}" for d in range(width)]
-        return np.asarray(names, dtype=object)
+            return self.classifier_.get_feature_names_out()
+        width = 2 * self.classifier_.hidden_size
+        return np.asarray([f"{self.output}_dim{d}" for d in range(width)], dtype=object)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
