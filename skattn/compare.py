@@ -333,7 +333,7 @@ def plot_results(results: list[dict], path=None, title: str = ""):
     colours = MODEL_KINDS
     ordered = sorted(results, key=lambda r: r["accuracy_mean"])
     # A Figure of its own (no pyplot): the caller's backend is never touched.
-    fig = Figure(figsize=(7.5, 0.4 * len(ordered) + 1.6))
+    fig = Figure(figsize=(7.5, 0.4 * len(ordered) + 2.0))
     ax = fig.subplots()
     several_folds = any(len(r.get("accuracies", [])) > 1 for r in ordered)
     bars = ax.barh(
@@ -346,10 +346,13 @@ def plot_results(results: list[dict], path=None, title: str = ""):
     # Bars start at 0, so their lengths compare honestly; the labels carry the digits.
     ax.set_xlim(0, 100)
     ax.set_xlabel("accuracy (%)" + (" — mean ± std over folds" if several_folds else ""))
+    # Below the axis, so that it never hides a bar or its value.
     ax.legend(
         handles=[Patch(color=c, label=k) for k, c in colours.items()],
-        loc="lower right",
-        framealpha=0.95,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.22 if len(ordered) < 8 else -0.12),
+        ncol=3,
+        frameon=False,
     )
     ax.set_title(title)
     fig.tight_layout()

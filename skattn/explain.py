@@ -38,7 +38,7 @@ import numpy as np
 
 _CSS = (
     "body{font-family:sans-serif;margin:1em}"
-    ".doc{border:1px solid #ccc;border-radius:4px;padding:.5em;margin:.5em 0}"
+    ".doc{border:1px solid #ccc;border-radius:4px;padding:.5em;margin:.5em 0;overflow-x:auto}"
     ".label{color:#555;font-size:.9em}"
     "span.tok{padding:1px 2px;margin:1px;border-radius:2px;display:inline-block}"
     ".legend{font-size:.85em;color:#333;margin:.3em 0 1em}"
@@ -47,7 +47,8 @@ _CSS = (
     "table.sa{border-collapse:collapse;margin-top:.3em}"
     "table.sa td{padding:1px 3px;text-align:center;white-space:nowrap;border:1px solid #fff}"
     "table.sa td.cell{height:.9em}"
-    "table.sa th{font-weight:normal;color:#555;font-size:.85em;text-align:right;padding-right:.4em}"
+    "table.sa th{font-weight:normal;color:#555;font-size:.85em;text-align:right;"
+    "padding-right:.4em;white-space:nowrap}"
     ".sent{display:flex;align-items:baseline;margin:2px 0}"
     ".sw{width:1.2em;height:1em;margin-right:.5em;flex:none;border:1px solid #eee}"
 )

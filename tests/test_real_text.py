@@ -253,3 +253,16 @@ def test_command_line_version_predict_and_one_line_errors(toy, tmp_path, capsys)
     assert error.count("\n") == 0 and "missing.skattn: no such file" in error
     with warnings.catch_warnings(), pytest.raises(FileNotFoundError):
         main(["--debug", "predict", str(tmp_path / "missing.skattn"), "--text", "hi"])
+
+
+def test_command_line_reads_models_saved_with_a_custom_tokenizer(toy, tmp_path, capsys):
+    from skattn.text import whitespace_tokens
+
+    X, y = toy
+    model = small_self_attentive(tokenizer=whitespace_tokens, max_epochs=1).fit(X, y)
+    path = save(model, tmp_path / "custom.skattn")
+    assert main(["explain", str(path), "--text", X[0], "--output", str(tmp_path / "a.html")]) == 1
+    assert "load(path, tokenizer=...)" in capsys.readouterr().err
+    argv = ["explain", str(path), "--text", X[0], "--tokenizer", "skattn.text:whitespace_tokens"]
+    assert main([*argv, "--output", str(tmp_path / "a.html")]) == 0
+    assert (tmp_path / "a.html").read_text(encoding="utf-8").count('class="doc"') == 1
