@@ -17,6 +17,7 @@ This layer owns everything between an estimator's settings and PyTorch:
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -399,6 +400,14 @@ def build_net(
     optimizer_params = {"optimizer__weight_decay": settings["weight_decay"]}
     if optimizer in (torch.optim.SGD, torch.optim.RMSprop):
         optimizer_params["optimizer__momentum"] = settings["momentum"]
+    device = resolve_device(settings["device"])
+    if optimizer in (torch.optim.Adam, torch.optim.AdamW) and fused_optimizer_works(
+        optimizer, device
+    ):
+        # One fused kernel per step instead of per-tensor temporaries: measured
+        # 1.6x faster for the paper-sized self-attentive network, 1.12x at the
+        # defaults, with the same accuracy (benchmarks in RESULTS.md).
+        optimizer_params["optimizer__fused"] = True
     user_types = user_callback_types(settings["callbacks"])
     callbacks: list = [("restore_last_epoch", RestoreLastEpoch())]
     if settings["clip_grad_norm"] is not None:
@@ -446,19 +455,37 @@ def build_net(
         criterion=torch.nn.CrossEntropyLoss,
         criterion__reduction="none",
         optimizer=optimizer,
-        **optimizer_params,
         lr=settings["lr"],
         max_epochs=settings["max_epochs"],
         batch_size=settings["batch_size"],
         train_split=None if valid is None else predefined_split(valid),
         callbacks=callbacks,
-        device=resolve_device(settings["device"]),
+        device=device,
         verbose=settings["verbose"],
         penalty=penalty,
         class_weight=class_weight,
         batch_tokens=settings.get("batch_tokens"),
-        **(settings.get("net_params") or {}),
+        # The user's skorch arguments win over ours (e.g. optimizer__fused=False).
+        **{**optimizer_params, **(settings.get("net_params") or {})},
     )
+
+
+@functools.cache
+def fused_optimizer_works(optimizer: type, device: str | None) -> bool:
+    """Whether ``optimizer(..., fused=True)`` takes a step on ``device`` with this PyTorch.
+
+    Examples
+    --------
+    >>> isinstance(fused_optimizer_works(torch.optim.Adam, "cpu"), bool)
+    True
+    """
+    try:
+        weight = torch.zeros(2, device=device or "cpu", requires_grad=True)
+        weight.grad = torch.ones_like(weight)
+        optimizer([weight], lr=1e-3, fused=True).step()
+    except (RuntimeError, TypeError, ValueError):
+        return False
+    return True
 
 
 def available_devices() -> list[str]:

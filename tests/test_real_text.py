@@ -266,3 +266,17 @@ def test_command_line_reads_models_saved_with_a_custom_tokenizer(toy, tmp_path, 
     argv = ["explain", str(path), "--text", X[0], "--tokenizer", "skattn.text:whitespace_tokens"]
     assert main([*argv, "--output", str(tmp_path / "a.html")]) == 0
     assert (tmp_path / "a.html").read_text(encoding="utf-8").count('class="doc"') == 1
+
+
+def test_adam_is_fused_where_pytorch_can_and_the_user_can_say_no(toy):
+    import torch
+
+    from skattn.net import fused_optimizer_works
+
+    X, y = toy
+    fused = small_self_attentive(max_epochs=1).fit(X, y)
+    expected = fused_optimizer_works(torch.optim.Adam, "cpu")
+    assert fused.net_.optimizer_.defaults.get("fused") is expected
+    plain = small_self_attentive(max_epochs=1, net_params={"optimizer__fused": False}).fit(X, y)
+    assert plain.net_.optimizer_.defaults.get("fused") is False
+    np.testing.assert_allclose(plain.predict_proba(X), fused.predict_proba(X), atol=1e-4)
