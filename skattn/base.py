@@ -149,6 +149,24 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         """Constructor arguments of the network, besides vocabulary and class counts."""
         raise NotImplementedError
 
+    def _feature_names(self) -> list[str]:
+        """Names of ``transform``'s columns, one per column."""
+        raise NotImplementedError
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of ``transform``'s columns (``hop{i}_dim{j}`` or ``doc_dim{j}``).
+
+        Parameters
+        ----------
+        input_features : ignored
+
+        Returns
+        -------
+        ndarray of str
+        """
+        check_is_fitted(self, "net_")
+        return np.asarray(self._feature_names(), dtype=object)
+
     def _loss_params(self) -> dict[str, Any]:
         """Loss terms of :class:`~skattn.net.AttentionNet` (e.g. ``penalty``)."""
         return {}
@@ -285,12 +303,12 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
             )
         if corpus.n_truncated / n >= NOTABLE_SHARE:
             limits = ", ".join(
-                f"{getattr(self, name)} by {name} ({count} documents)"
+                f"{name}={getattr(self, name)} cut {count}"
                 for name, count in sorted(corpus.truncated_by.items())
             )
             warnings.warn(
                 f"{corpus.n_truncated} of {n} training documents ({corpus.n_truncated / n:.1%}) "
-                f"were truncated to their first tokens: {limits}. Raise these parameters (or "
+                f"were truncated to their first tokens ({limits}). Raise these parameters (or "
                 "set them to None) to keep more text (see n_truncated_).",
                 UserWarning,
                 stacklevel=3,

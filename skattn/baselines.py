@@ -307,6 +307,10 @@ def bag_of_means(
     )
 
 
+#: The names of HAN Table 2's five baselines, in the paper's order.
+TABLE_2 = ("bow", "bow_tfidf", "ngrams", "ngrams_tfidf", "bag_of_means")
+
+
 def linear_baselines() -> dict[str, Pipeline]:
     """The five baselines of HAN Table 2 (Zhang et al. 2015), by name.
 

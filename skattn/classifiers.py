@@ -7,7 +7,6 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from skattn.base import COMMON_CONSTRAINTS, AttentionClassifierBase, text_constraints
 from skattn.modules.hierarchical import HierarchicalAttentionNet
@@ -360,23 +359,10 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         embedding = self._outputs(X, ("embedding",))["embedding"]
         return embedding.reshape(len(embedding), -1)
 
-    def get_feature_names_out(self, input_features=None) -> np.ndarray:
-        """Names of ``transform``'s columns: ``hop{i}_dim{j}``.
-
-        Parameters
-        ----------
-        input_features : ignored
-
-        Returns
-        -------
-        ndarray of str
-        """
-        check_is_fitted(self, "net_")
+    def _feature_names(self) -> list[str]:
+        """``transform``'s columns: ``hop{i}_dim{j}``."""
         width = 2 * self.hidden_size
-        return np.asarray(
-            [f"hop{h}_dim{d}" for h in range(self.attention_hops) for d in range(width)],
-            dtype=object,
-        )
+        return [f"hop{h}_dim{d}" for h in range(self.attention_hops) for d in range(width)]
 
     def _explain_records(self, X: list[str]) -> list[dict[str, Any]]:
         """Per document: ``tokens`` (as kept after truncation; unknown words
@@ -653,21 +639,9 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         """
         return self._outputs(X, ("embedding",))["embedding"]
 
-    def get_feature_names_out(self, input_features=None) -> np.ndarray:
-        """Names of ``transform``'s columns: ``doc_dim{j}``.
-
-        Parameters
-        ----------
-        input_features : ignored
-
-        Returns
-        -------
-        ndarray of str
-        """
-        check_is_fitted(self, "net_")
-        return np.asarray(
-            [f"doc_dim{d}" for d in range(2 * self.sentence_hidden_size)], dtype=object
-        )
+    def _feature_names(self) -> list[str]:
+        """``transform``'s columns: ``doc_dim{j}``."""
+        return [f"doc_dim{d}" for d in range(2 * self.sentence_hidden_size)]
 
     def _explain_records(self, X: list[str]) -> list[dict[str, Any]]:
         """Per document: ``sentences`` (token lists as kept after truncation),

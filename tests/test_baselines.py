@@ -75,6 +75,12 @@ def test_bag_of_means_counts_the_k_means_of_word2vec_vectors():
     assert features.sum() == 4  # "zzz" has no vector
 
 
+def test_table_2_names_are_the_five_baselines():
+    from skattn.baselines import TABLE_2
+
+    assert tuple(linear_baselines()) == TABLE_2
+
+
 def test_bag_of_means_has_the_papers_sizes():
     bag = linear_baselines()["bag_of_means"].named_steps["bagofmeans"]
     assert (bag.vector_size, bag.n_means, bag.min_count) == (300, 5000, 6)
