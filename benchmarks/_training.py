@@ -7,8 +7,7 @@ import time
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from skattn.data import DocumentDataset
-from skattn.net import torch_threads
+from skattn.utils.runtime import torch_threads
 
 from _common import peak_rss_mb, report
 
@@ -47,10 +46,7 @@ def measure(estimator, X_train, y_train, X_test, y_test, prefix: str = "") -> No
 
 def unbucketed_train_docs_per_s(estimator, X_train, y_train, epochs: int = 1) -> float:
     """Training docs/s of a fitted estimator's network retrained on plain random batches."""
-    _, y_encoded = np.unique(y_train, return_inverse=True)
-    dataset = DocumentDataset(
-        estimator.encoder_.encode(X_train), y_encoded, hierarchical=estimator._hierarchical
-    )
+    dataset = estimator.to_dataset(X_train, y_train)
     net = estimator.net_
     net.set_params(bucket_pool=1, max_epochs=epochs, callbacks=[], train_split=None)
     with torch_threads(estimator.threads):

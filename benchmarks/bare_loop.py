@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 import torch
 
 from skattn.data import BucketBatchSampler, DocumentDataset
-from skattn.net import OPTIMIZERS, torch_threads
+from skattn.net import OPTIMIZERS
+from skattn.utils.runtime import torch_threads
 
 
 def bare_epoch_seconds(
@@ -64,10 +64,8 @@ def bare_reference(estimator, X, y, *, epochs: int = 1, bucketed: bool = True) -
     ``estimator`` must be fitted (its encoder gives the same ids, its
     parameters the same sizes, optimiser, learning rate and clipping).
     """
-    _, y_encoded = np.unique(np.asarray(y), return_inverse=True)
-    corpus = estimator.encoder_.encode(X)
-    dataset = DocumentDataset(corpus, y_encoded, hierarchical=estimator._hierarchical)
-    net = estimator._build_net(len(estimator.classes_), estimator.encoder_.vocab_size_)
+    dataset = estimator.to_dataset(X, y)
+    net = estimator.build_network(len(estimator.classes_), estimator.encoder_.vocab_size_)
     module = net.initialize().module_
     module.load_state_dict(estimator.net_.module_.state_dict())
     with torch_threads(estimator.threads):  # the estimator's thread setting
@@ -78,7 +76,7 @@ def bare_reference(estimator, X, y, *, epochs: int = 1, bucketed: bool = True) -
             optimizer=estimator.optimizer,
             lr=estimator.lr,
             momentum=estimator.momentum,
-            penalty=estimator._loss_params().get("penalty", 0.0),
+            penalty=getattr(estimator, "penalty", 0.0),
             clip=estimator.clip_grad_norm,
             epochs=epochs,
             bucketed=bucketed,

@@ -4,16 +4,20 @@ For both networks at the package defaults (self-attentive on 2,000
 sentence_polarity snippets, HAN on 400 movie reviews, one epoch each):
 training docs/s (the epoch's own time) and inference docs/s with
 ``threads=1`` and ``threads=2``; then the same while another process keeps
-one core busy (as a second joblib worker or any other job would). Prints
-``name: value unit`` lines; the policy in ``skattn.net.torch_threads``
-follows from them.
+one core busy (as a second joblib worker or any other job would). Last, two fitted
+models with ``threads=1`` predicting from two threads of one process at
+once, against the same predictions one after the other (a service that
+serves two models). Prints ``name: value unit`` lines; the policy in
+``skattn.utils.runtime.torch_threads`` follows from them.
 
-Usage: SKATTN_DATA=../shared/data python benchmarks/bench_threads.py
+Usage: SKATTN_DATA=../shared/data python benchmarks/bench_threads.py [--concurrent-only]
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import sys
+import threading
 import time
 
 import numpy as np
@@ -39,6 +43,31 @@ def _speeds(make, X, y, threads):
     return train, len(X) / (time.perf_counter() - start)
 
 
+def _concurrent_predictions(models: dict) -> None:
+    """Seconds for two models' predictions one after the other, then from two threads."""
+    fitted = [(make(threads=1).fit(X, y), X) for make, X, y in models.values()]
+    repeats = 3
+
+    def predict(model, X):
+        for _ in range(repeats):
+            model.predict(X)
+
+    start = time.perf_counter()
+    for model, X in fitted:
+        predict(model, X)
+    sequential = time.perf_counter() - start
+    workers = [threading.Thread(target=predict, args=pair) for pair in fitted]
+    start = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    concurrent = time.perf_counter() - start
+    report("two_models_predict_sequential_s", sequential, "s")
+    report("two_models_predict_two_threads_s", concurrent, "s")
+    report("two_threads_speedup", sequential / concurrent, "x")
+
+
 def main() -> None:
     X_sa, y_sa = fetch_sentence_polarity(return_X_y=True)
     X_han, y_han = fetch_movie_reviews(return_X_y=True)
@@ -58,6 +87,9 @@ def main() -> None:
             y_han[han_rows],
         ),
     }
+    _concurrent_predictions(models)
+    if "--concurrent-only" in sys.argv:
+        return
     for load in ("quiet", "loaded"):
         stop, burner = multiprocessing.Event(), None
         if load == "loaded":

@@ -132,7 +132,7 @@ def run_case(case: dict) -> dict:
     record = RecordRSS()
     estimator = cls(**params, callbacks=[record])
     # The parts of fit before training, timed alone on the same data.
-    encoder = estimator._new_encoder()
+    encoder = estimator.build_encoder()
     start = time.perf_counter()
     corpus = encoder.fit_encode(X_train)
     encode_seconds = time.perf_counter() - start
@@ -232,7 +232,7 @@ def _token_budget(case: dict) -> dict:
 
     X_train, _, _, _ = _corpus(case["model"])
     settings = SETTINGS[(case["model"], case["config"])]
-    encoder = HierarchicalAttentionClassifier(**settings)._new_encoder()
+    encoder = HierarchicalAttentionClassifier(**settings).build_encoder()
     mean_tokens = encoder.fit_encode(X_train).document_lengths.mean()
     batch = settings.get("batch_size", 32)
     return {**case, "params": {"batch_tokens": int(mean_tokens * batch)}}

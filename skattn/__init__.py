@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-__version__ = "0.2.0"
+from skattn._version import __version__
 
 #: Public name -> the module that defines it.
 _PUBLIC = {

@@ -2,10 +2,17 @@
 
 A public estimator is a plain scikit-learn estimator that *holds* a fitted
 :class:`~skattn.text.TextEncoder` (``encoder_``) and a skorch net
-(``net_``, built by :func:`skattn.net.build_net`). Subclasses declare their
-network (``_module_class``, ``_module_params``), the text parameters they
-take (``_text_params``, validated by :class:`~skattn.text.TextEncoder`'s own
+(``net_``, built by :func:`skattn.net.build_net` from a
+:class:`~skattn.net.NetConfig`). Subclasses declare their network
+(``_module_class``, ``_module_params``), the text parameters they take
+(``_text_params``, validated by :class:`~skattn.text.TextEncoder`'s own
 constraints) and their loss terms (``_loss_params``); the rest lives here once.
+
+The public seams other layers use (the embedder, the benchmarks, user code
+that drives the network itself): :meth:`~AttentionClassifierBase.build_encoder`,
+:meth:`~AttentionClassifierBase.build_network`,
+:meth:`~AttentionClassifierBase.to_dataset` and
+:meth:`~AttentionClassifierBase.document_outputs`.
 
 Fitted state protocol: :meth:`AttentionClassifierBase.get_fitted_state`
 describes everything ``fit`` learned as a :class:`FittedState` (plain data
@@ -29,7 +36,7 @@ from typing import Any
 import numpy as np
 import torch
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
@@ -43,20 +50,22 @@ from skattn.explain import Explanations
 from skattn.net import (
     OPTIMIZERS,
     AttentionNet,
+    NetConfig,
     build_net,
     check_net_params,
-    resolve_device,
-    seeded,
-    torch_threads,
     user_callback_types,
 )
 from skattn.text import PAD_ID, EncodedCorpus, TextEncoder
 from skattn.utils.params import Interval, Options, validate_params
+from skattn.utils.runtime import resolve_device, seeded, torch_threads
 from skattn.utils.validation import (
+    as_label_array,
+    check_known_labels,
     check_labels,
     check_same_length,
     check_sample_weight,
     check_text_input,
+    text_input_tags,
 )
 
 _positive_int = Interval(Integral, 1, None, "left")
@@ -77,7 +86,7 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "max_epochs": [_positive_int],
     "batch_size": [_positive_int],
     "batch_tokens": [_positive_int, None],
-    "lr": [Interval(Real, 0, None, "neither"), tuple, list],
+    "lr": [Interval(Real, 0, None, "neither")],
     "optimizer": [Options(OPTIMIZERS), type],
     "momentum": [Interval(Real, 0, 1, "left")],
     "weight_decay": [Interval(Real, 0, None, "left")],
@@ -99,15 +108,8 @@ COMMON_CONSTRAINTS: dict[str, list] = {
 }
 
 
-def text_constraints(names: Sequence[str]) -> dict[str, list]:
-    """The constraints of the text parameters ``names``, owned by :class:`TextEncoder`.
-
-    Examples
-    --------
-    >>> text_constraints(["lowercase"])
-    {'lowercase': ['boolean']}
-    """
-    return {name: TextEncoder._parameter_constraints[name] for name in names}
+class WeightsMismatchError(ValueError):
+    """Stored network weights do not fit the network an estimator's parameters build."""
 
 
 @dataclass
@@ -189,8 +191,6 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         self
         """
         validate_params(self)
-        if isinstance(self.lr, (tuple, list)):
-            return self._fit_learning_rates(X, y, sample_weight)
         check_embeddings_source(self.embeddings)
         check_net_params(self.net_params)
         device = resolve_device(self.device)
@@ -208,8 +208,11 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         with contextlib.ExitStack() as stack:
             stack.enter_context(torch_threads(self.threads))
             stack.enter_context(seeded(seed, device))
-            encoder = self.encoder_ if warm else self._new_encoder()
-            corpus = encoder._encode_documents(X) if warm else encoder._fit_encode_documents(X)
+            encoder = self.encoder_ if warm else self.build_encoder()
+            if warm:
+                corpus = encoder.encode(X, validated=True)
+            else:
+                corpus = encoder.fit_encode(X, validated=True)
             dataset = DocumentDataset(
                 corpus, y_encoded, weights, hierarchical=self._hierarchical
             ).subset(order)
@@ -220,7 +223,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
                     tempfile.TemporaryDirectory(prefix="skattn-fit-")
                 )
             self._warn_about(corpus)
-            net = self._build_net(
+            net = self.build_network(
                 len(classes), encoder.vocab_size_, valid, checkpoint_dir, class_weight
             )
             net.initialize()
@@ -248,30 +251,6 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
             n_blank=int(corpus.n_blank),
             embedding_coverage=coverage,
         )
-
-    def _fit_learning_rates(self, X, y, sample_weight=None):
-        """Try each learning rate of ``lr`` on one validation split; keep the best model."""
-        if not self.lr or not all(isinstance(r, Real) and r > 0 for r in self.lr):
-            raise ValueError(f"lr={self.lr!r}: several learning rates must be positive numbers.")
-        X = check_text_input(X)
-        y = check_labels(y, len(X))
-        weights = check_sample_weight(sample_weight, len(X))
-        train, valid = train_test_split(
-            np.arange(len(X)),
-            test_size=self.validation_fraction or 0.1,
-            stratify=y,
-            random_state=_seed_from(self.random_state),
-        )
-        scores, best = {}, None
-        for rate in self.lr:
-            candidate = clone(self).set_params(lr=rate, validation_fraction=None)
-            candidate.fit([X[i] for i in train], y[train], sample_weight=weights[train])
-            scores[rate] = candidate.score([X[i] for i in valid], y[valid])
-            if best is None or scores[rate] > scores[best.lr]:
-                best = candidate
-        self.lr_scores_ = scores
-        attributes = {**best.get_fitted_state().attributes, "lr": best.lr}
-        return self._adopt(best.classes_, best.encoder_, best.net_, **attributes)
 
     def _class_weights(self, classes: np.ndarray, y_encoded: np.ndarray) -> list[float] | None:
         """The loss weight of each class from ``class_weight``, in the order of ``classes``."""
@@ -314,19 +293,56 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
                 stacklevel=3,
             )
 
-    def _new_encoder(self) -> TextEncoder:
-        """An unfitted TextEncoder with this estimator's text parameters."""
+    def build_encoder(self) -> TextEncoder:
+        """An unfitted :class:`~skattn.text.TextEncoder` with this estimator's text parameters.
+
+        Returns
+        -------
+        TextEncoder
+
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveClassifier
+        >>> SelfAttentiveClassifier(min_count=3).build_encoder().min_count
+        3
+        """
         return TextEncoder(**{name: getattr(self, name) for name in self._text_params})
 
-    def _build_net(
-        self, n_classes: int, vocab_size: int, valid=None, checkpoint_dir=None, class_weight=None
-    ):
-        """The skorch net for these settings (see :func:`skattn.net.build_net`)."""
-        settings = self.get_params(deep=False)
-        if isinstance(settings["lr"], (tuple, list)):  # a model picked among several rates
-            settings["lr"] = getattr(self, "lr_", settings["lr"][0])
+    def build_network(
+        self,
+        n_classes: int,
+        vocab_size: int,
+        valid: DocumentDataset | None = None,
+        checkpoint_dir=None,
+        class_weight: Sequence[float] | None = None,
+    ) -> AttentionNet:
+        """The skorch net these parameters make, not initialised (see :func:`skattn.net.build_net`).
+
+        Parameters
+        ----------
+        n_classes : int
+        vocab_size : int
+            Rows of the embedding (the encoder's ``vocab_size_``).
+        valid : DocumentDataset or None, default=None
+            A validation split for the net to score each epoch on.
+        checkpoint_dir : str or None, default=None
+            Where the best validation epoch is kept (with ``valid``).
+        class_weight : sequence of float or None, default=None
+            Loss weight of each encoded class.
+
+        Returns
+        -------
+        AttentionNet
+
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveClassifier
+        >>> net = SelfAttentiveClassifier(lr=0.01).build_network(n_classes=2, vocab_size=10)
+        >>> net.lr, net.initialize().module_.embedding.num_embeddings
+        (0.01, 10)
+        """
         return build_net(
-            settings,
+            NetConfig.from_params(self.get_params(deep=False)),
             module=self._module_class,
             module_params={
                 **self._module_params(),
@@ -349,8 +365,6 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.n_truncated_ = attributes["n_truncated"]
         self.n_blank_ = attributes.get("n_blank", 0)
         self.embedding_coverage_ = attributes["embedding_coverage"]
-        if attributes.get("lr") is not None:
-            self.lr_ = attributes["lr"]
         self.history_ = net.history
         return self
 
@@ -377,7 +391,6 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
             attributes={
                 "n_truncated": self.n_truncated_,
                 "n_blank": self.n_blank_,
-                "lr": getattr(self, "lr_", None),
                 "embedding_coverage": self.embedding_coverage_,
                 "history": self.history_.to_list(),
             },
@@ -399,30 +412,26 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
 
         Raises
         ------
-        ValueError
+        WeightsMismatchError
             The weights do not fit the network these parameters build.
         """
         validate_params(self)
-        encoder = self._new_encoder().set_vocabulary(state.tokens, state.token_counts)
-        net = self._build_net(len(state.classes), encoder.vocab_size_).initialize()
+        encoder = self.build_encoder().set_vocabulary(state.tokens, state.token_counts)
+        net = self.build_network(len(state.classes), encoder.vocab_size_).initialize()
         try:
             net.module_.load_state_dict(state.weights)
         except (RuntimeError, KeyError) as error:
-            raise ValueError(f"the weights do not fit the network ({error})") from error
+            raise WeightsMismatchError(f"the weights do not fit the network ({error})") from error
         net.history = History(state.attributes.get("history", []))
-        attributes = {k: v for k, v in state.attributes.items() if k != "history"}
+        # Files written while fit could search learning rates also hold "lr".
+        attributes = {k: v for k, v in state.attributes.items() if k not in ("history", "lr")}
         return self._adopt(np.asarray(state.classes), encoder, net, **attributes)
 
     def _encode_labels(self, y: np.ndarray, warm: bool) -> tuple[np.ndarray, np.ndarray]:
         """Classes and labels as indices into them (a warm start keeps its classes)."""
         if not warm:
             return np.unique(y, return_inverse=True)
-        unseen = np.setdiff1d(np.unique(y), self.classes_)
-        if len(unseen):
-            raise ValueError(
-                f"warm_start: y holds labels the model was not trained on: "
-                f"{unseen[:5].tolist()}; the classes are {self.classes_.tolist()}."
-            )
+        check_known_labels(y, self.classes_, context="warm_start: y")
         return self.classes_, np.searchsorted(self.classes_, y)
 
     def _split(self, dataset: DocumentDataset, seed: int):
@@ -442,11 +451,73 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         return dataset.subset(train_idx), dataset.subset(valid_idx)
 
     # -- inference -----------------------------------------------------------
-    def _outputs(self, X: Sequence[str], fields: Sequence[str], corpus=None) -> dict[str, Any]:
-        """Module outputs for documents ``X`` (or for their ``corpus``, already encoded)."""
+    def to_dataset(self, X: Sequence[str], y=None) -> DocumentDataset:
+        """Documents (and labels) as the fitted network's dataset.
+
+        Parameters
+        ----------
+        X : sequence of str
+        y : array-like, optional
+            Labels among ``classes_``.
+
+        Returns
+        -------
+        DocumentDataset
+
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveClassifier
+        >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
+        >>> clf = clf.fit(["good", "bad"] * 4, [1, 0] * 4)
+        >>> clf.to_dataset(["good film"], [1]).labels.tolist()
+        [1]
+        """
+        check_is_fitted(self, "net_")
+        corpus = self.encoder_.encode(X)
+        y_encoded = None
+        if y is not None:
+            y = as_label_array(y)
+            check_same_length(len(corpus), y)
+            check_known_labels(y, self.classes_)
+            y_encoded = np.searchsorted(self.classes_, y)
+        return DocumentDataset(corpus, y_encoded, hierarchical=self._hierarchical)
+
+    def document_outputs(
+        self, X: Sequence[str], fields: Sequence[str] = ("logits",)
+    ) -> dict[str, Any]:
+        """The network's outputs for each document, by field name.
+
+        Parameters
+        ----------
+        X : sequence of str
+        fields : sequence of str, default=("logits",)
+            Fields of the network's output (:mod:`skattn.modules.outputs`):
+            ``"logits"``, ``"embedding"`` and the attention maps
+            (``"attention"``; ``"word_attention"``, ``"sentence_attention"``).
+
+        Returns
+        -------
+        dict of str to ndarray or list
+            Fixed-size fields as one array with a row per document;
+            attention maps as a list with one array per document, cut to
+            its real size.
+
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveClassifier
+        >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
+        >>> clf = clf.fit(["good", "bad"] * 4, [1, 0] * 4)
+        >>> outputs = clf.document_outputs(["good film", "bad"], ("logits", "attention"))
+        >>> outputs["logits"].shape, [a.shape for a in outputs["attention"]]
+        ((2, 2), [(4, 2), (4, 1)])
+        """
+        return self._outputs(check_text_input(X), fields)
+
+    def _outputs(self, X: list[str], fields: Sequence[str], corpus=None) -> dict[str, Any]:
+        """Module outputs for validated documents ``X`` (or their ``corpus``, already encoded)."""
         check_is_fitted(self, "net_")
         if corpus is None:
-            corpus = self.encoder_._encode_documents(check_text_input(X))
+            corpus = self.encoder_.encode(X, validated=True)
         dataset = DocumentDataset(corpus, hierarchical=self._hierarchical)
         with torch_threads(self.threads):
             return self.net_.predict_outputs(dataset, fields)
@@ -474,7 +545,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         X = check_text_input(X)
         records = self._explain_records(X)
         if y is not None:
-            y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+            y = as_label_array(y)
             check_same_length(len(X), y)
             for record, label in zip(records, y):
                 record["true_label"] = label
@@ -484,7 +555,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _explained_outputs(self, X: list[str], fields: Sequence[str]):
         """Tokens, the given module outputs and class probabilities of each document."""
         check_is_fitted(self, "net_")
-        corpus, tokens = self.encoder_._encode_documents(X, return_tokens=True)
+        corpus, tokens = self.encoder_.encode(X, return_tokens=True, validated=True)
         outputs = self._outputs(X, ("logits", *fields), corpus=corpus)
         probas = softmax(outputs["logits"].astype(np.float64), axis=1)
         return tokens, outputs, probas
@@ -500,7 +571,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         ndarray
         """
-        logits = self._outputs(X, ("logits",))["logits"].astype(np.float64)
+        logits = self.document_outputs(X)["logits"].astype(np.float64)
         return logits[:, 1] - logits[:, 0] if logits.shape[1] == 2 else logits
 
     def predict_proba(self, X: Sequence[str]) -> np.ndarray:
@@ -514,7 +585,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_documents, n_classes)
         """
-        logits = self._outputs(X, ("logits",))["logits"].astype(np.float64)
+        logits = self.document_outputs(X)["logits"].astype(np.float64)
         return softmax(logits, axis=1)
 
     def predict(self, X: Sequence[str]) -> np.ndarray:
@@ -528,7 +599,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_documents,)
         """
-        logits = self._outputs(X, ("logits",))["logits"]
+        logits = self.document_outputs(X)["logits"]
         return self.classes_[np.argmax(logits, axis=1)]
 
     def score(self, X: Sequence[str], y: Sequence[Any], sample_weight=None) -> float:
@@ -545,20 +616,13 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         float
         """
         check_is_fitted(self, "net_")
-        y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+        y = as_label_array(y)
         check_same_length(len(check_text_input(X)), y)
-        unseen = np.setdiff1d(np.unique(y), self.classes_)
-        if len(unseen):
-            raise ValueError(
-                f"y holds labels never seen in fit: {unseen[:5].tolist()}; "
-                f"the classes are {self.classes_.tolist()}."
-            )
+        check_known_labels(y, self.classes_)
         return super().score(X, y, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.string = True
-        tags.input_tags.two_d_array = False
+        tags = text_input_tags(super().__sklearn_tags__())
         tags.non_deterministic = self.random_state is None
         return tags
 

@@ -8,15 +8,17 @@ from typing import Any
 
 import numpy as np
 
-from skattn.base import COMMON_CONSTRAINTS, AttentionClassifierBase, text_constraints
+from skattn._docstrings import fill_shared_docs
+from skattn.base import COMMON_CONSTRAINTS, AttentionClassifierBase
 from skattn.modules.hierarchical import HierarchicalAttentionNet
 from skattn.modules.self_attentive import SelfAttentiveNet
-from skattn.text import DEFAULT_TOKEN_PATTERN
+from skattn.text import DEFAULT_TOKEN_PATTERN, TextEncoder
 from skattn.utils.params import Interval, Options
 
 _positive_int = Interval(Integral, 1, None, "left")
 
 
+@fill_shared_docs
 class SelfAttentiveClassifier(AttentionClassifierBase):
     """Structured self-attentive sentence embedding classifier (Lin et al. 2017).
 
@@ -50,118 +52,41 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         "embeddings": on the word embeddings, on M and on the MLP's hidden
         layer; "authors": as the authors' code, on H, tanh(W_s1 Hᵀ), M and
         the hidden layer.
-    embeddings : {"ppmi", "word2vec", "random"}, None, path, KeyedVectors or dict, default="ppmi"
-        Initial word vectors: "ppmi" learns count-based vectors from the
-        fit data (no download, no extra dependency), "word2vec" trains
-        gensim skip-gram on the fit data (``skattn[word2vec]``), "random" or
-        None keeps random initialisation; or pretrained vectors: a gensim
-        ``KeyedVectors``, a dict of word to vector, or a word2vec/GloVe
-        file (see :mod:`skattn.embeddings`). Their size must equal
-        ``embedding_dim``.
-    freeze_embeddings : bool, default=False
-        Keep the word vectors fixed during training.
-    lowercase, token_pattern, tokenizer, strip_accents, analyzer
-        See :class:`skattn.text.TextEncoder`.
-    min_count : int, default=2
-        Words seen fewer times in ``fit`` become UNK (words seen once are
-        mostly noise on small corpora; UNK generalises better).
-    max_vocab : int or None, default=None
-        Keep only the most frequent words.
+    %(embeddings)s
+    %(freeze_embeddings)s
+    %(text_options)s
+    %(min_count)s
+    %(max_vocab)s
     max_length : int or None, default=400
         Tokens kept per document: the first ``max_length`` (documented
         truncation rule of :mod:`skattn.text`; ``n_truncated_`` counts the
         training documents it shortened).
-    max_epochs : int, default=8
-    batch_size : int, default=64
-        Documents per training batch (and per inference batch).
-    batch_tokens : int or None, default=None
-        Token-budget training batches instead: each holds documents of
-        similar length up to this many tokens in total.
-    lr : float, or tuple/list of floats, default=3e-3
-        The learning rate. Several: each is tried on the same stratified
-        validation split (``validation_fraction``, 0.1 if None), and the
-        model with the best validation accuracy is kept (``lr_``,
-        ``lr_scores_``).
-    optimizer : {"adam", "adamw", "sgd", "adagrad", "rmsprop"} or optimizer class, default="adam"
-    momentum : float, default=0.9
-        Used by "sgd" and "rmsprop".
-    weight_decay : float, default=0.0
-    clip_grad_norm : float or None, default=0.5
-        Gradient norm clipping (the authors clip at 0.5).
-    lr_schedule : {"constant", "cosine"}, default="cosine"
-        "cosine" decays the learning rate towards 0 over ``max_epochs``
-        (per epoch), which makes the last epoch's model the stable one.
-        A skorch ``LRScheduler`` among ``callbacks`` replaces this schedule
-        (it never stacks on it).
-    warmup_epochs : int, default=0
-        Epochs of linear warm-up (from ``lr / (warmup_epochs + 1)`` to
-        ``lr``) before the ``lr_schedule``.
-    early_stopping : bool, default=False
-        Stop when the validation accuracy has not improved for
-        ``n_iter_no_change`` epochs and restore the weights of the best
-        epoch. Holds out
-        ``validation_fraction`` (0.1 if None) of the training data. A skorch
-        ``EarlyStopping`` among ``callbacks`` holds out the same share.
-    validation_fraction : float or None, default=None
-        Stratified share of ``X`` held out for validation; None trains on
-        all of ``X``.
-    n_iter_no_change : int, default=3
-    checkpoint_dir : str, path or None, default=None
-        Where the best validation epoch is saved when a validation split is
-        used; None: a fresh temporary directory per fit, removed afterwards
-        (never a shared fixed file name, so parallel fits cannot collide).
-    warm_start : bool, default=False
-        A second ``fit`` continues training the fitted network with its
-        vocabulary and classes (a fresh optimizer), e.g. after ``load``.
-    callbacks : list of skorch callbacks or None, default=None
-        Extra callbacks (e.g. ``skorch.callbacks.ProgressBar()``).
-    net_params : dict or None, default=None
-        Further skorch arguments, by skorch's own names with the prefixes
-        ``optimizer__``, ``criterion__``, ``iterator_train__`` or
-        ``iterator_valid__`` (e.g. ``{"optimizer__betas": (0.9, 0.98)}``).
-        One explicit dict keeps ``clone`` and ``GridSearchCV`` working
-        (searchable as whole dicts).
-    class_weight : "balanced", dict or None, default=None
-        Weight of each class in the loss, as in scikit-learn: "balanced"
-        weighs classes inversely to their frequency in ``y``; a dict maps
-        labels to weights (others 1). Multiplies ``sample_weight``.
-    device : str or None, default="cpu"
-        "auto" (CUDA when available, else CPU), "cpu", "cuda", "cuda:N",
-        "mps". An unavailable device fails at the start of ``fit`` with
-        the list of available ones.
-    threads : int or None, default=1
-        PyTorch intra-op threads during fit and inference (PyTorch's
-        setting is process-wide: it is restored after each call, under a
-        lock shared by skattn's calls). 1 is safest: on a loaded 2-core
-        machine and in parallel searches it is the fastest
-        (``benchmarks/bench_threads.py``); on an idle machine 2 threads
-        train up to 1.4× faster. None leaves PyTorch's setting alone.
-    random_state : int, RandomState or None, default=None
-        Seeds initialisation, dropout, batching and the validation split;
-        an int makes ``fit`` reproducible on CPU.
-    verbose : int, default=0
-        1 prints skorch's epoch table.
+    %(max_epochs)s
+    %(batch_size)s
+    %(batch_tokens)s
+    %(lr)s
+    %(optimizer)s
+    %(momentum)s
+    %(weight_decay)s
+    %(clip_grad_norm)s
+    %(lr_schedule)s
+    %(warmup_epochs)s
+    %(early_stopping)s
+    %(validation_fraction)s
+    %(n_iter_no_change)s
+    %(checkpoint_dir)s
+    %(warm_start)s
+    %(callbacks)s
+    %(net_params)s
+    %(class_weight)s
+    %(device)s
+    %(threads)s
+    %(random_state)s
+    %(verbose)s
 
     Attributes
     ----------
-    classes_ : ndarray
-        The labels seen in ``fit``.
-    encoder_ : TextEncoder
-        The fitted tokeniser and vocabulary.
-    net_ : skorch NeuralNetClassifier
-        The trained network (``net_.history`` holds the epochs).
-    n_truncated_ : int
-        Training documents shortened by ``max_length`` (a warning at fit
-        says so when it is 1% of them or more).
-    n_blank_ : int
-        Training documents that were blank or yielded no token, encoded as
-        the reserved token ``<empty>`` (a warning at fit from 1% on).
-    history_ : skorch History
-        The training history (loss, accuracy, duration per epoch); kept by
-        :func:`skattn.save`.
-    embedding_coverage_ : float or None
-        Share of the vocabulary that got an initial vector from
-        ``embeddings`` (None for random initialisation).
+    %(fitted_attributes)s
 
     Examples
     --------
@@ -208,7 +133,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
     )
     _parameter_constraints: dict = {
         **COMMON_CONSTRAINTS,
-        **text_constraints(_text_params),
+        **TextEncoder.parameter_constraints(_text_params),
         "attention_dim": [_positive_int],
         "attention_hops": [_positive_int],
         "penalty": [Interval(Real, 0, None, "left")],
@@ -356,7 +281,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         -------
         ndarray of float32
         """
-        embedding = self._outputs(X, ("embedding",))["embedding"]
+        embedding = self.document_outputs(X, ("embedding",))["embedding"]
         return embedding.reshape(len(embedding), -1)
 
     def _feature_names(self) -> list[str]:
@@ -379,6 +304,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         ]
 
 
+@fill_shared_docs
 class HierarchicalAttentionClassifier(AttentionClassifierBase):
     """Hierarchical attention network for documents (Yang et al. 2016).
 
@@ -404,15 +330,11 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
     dropout : float, default=0.3
         Dropout on the embeddings and on the document vector (the paper
         has none).
-    embeddings : {"ppmi", "word2vec", "random"}, None, path, KeyedVectors or dict, default="ppmi"
-        Initial word vectors, see :class:`SelfAttentiveClassifier`.
-    freeze_embeddings : bool, default=False
-    lowercase, token_pattern, tokenizer, strip_accents, analyzer
-        See :class:`skattn.text.TextEncoder`.
-    min_count : int, default=2
-        Words seen fewer times become UNK (the paper: 6, i.e. words seen
-        at most 5 times are UNK).
-    max_vocab : int or None, default=None
+    %(embeddings)s
+    %(freeze_embeddings)s
+    %(text_options)s
+    %(min_count)s
+    %(max_vocab)s
     sentence_split : {"punctuation", "lines"} or callable, default="punctuation"
         "punctuation" ends a sentence after ``.``, ``!`` or ``?`` and at line
         breaks; "lines" takes each line as a sentence (movie_reviews);
@@ -423,27 +345,32 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         Words kept per sentence: the first ones.
     chunk_size : int or None, default=256
         Sentences per word-level GRU call.
-    max_epochs : int, default=5
-    batch_size : int, default=32
-    batch_tokens : int or None, default=None
-        See :class:`SelfAttentiveClassifier`.
-    lr : float, or tuple/list of floats, default=3e-3
-        See :class:`SelfAttentiveClassifier`.
-    optimizer : {"adam", "adamw", "sgd", "adagrad", "rmsprop"} or class, default="adam"
-        The paper: "sgd" with ``momentum=0.9``.
-    lr_schedule : {"constant", "cosine"}, default="cosine"
-        With a constant rate the model can collapse in a late epoch
-        (measured: 85.8% → 71.8% on a movie_reviews fold); the cosine decay
-        ends training at a small rate.
-    momentum, weight_decay, clip_grad_norm, warmup_epochs, early_stopping,
-    validation_fraction, n_iter_no_change, checkpoint_dir, warm_start,
-    callbacks, net_params, class_weight, device, threads, random_state,
-    verbose : see :class:`SelfAttentiveClassifier`
+    %(max_epochs)s
+    %(batch_size)s
+    %(batch_tokens)s
+    %(lr)s
+    %(optimizer)s
+    %(momentum)s
+    %(weight_decay)s
+    %(clip_grad_norm)s
+    %(lr_schedule)s
+    %(warmup_epochs)s
+    %(early_stopping)s
+    %(validation_fraction)s
+    %(n_iter_no_change)s
+    %(checkpoint_dir)s
+    %(warm_start)s
+    %(callbacks)s
+    %(net_params)s
+    %(class_weight)s
+    %(device)s
+    %(threads)s
+    %(random_state)s
+    %(verbose)s
 
     Attributes
     ----------
-    classes_, encoder_, net_, n_truncated_, n_blank_, history_, embedding_coverage_
-        See :class:`SelfAttentiveClassifier`.
+    %(fitted_attributes)s
 
     Examples
     --------
@@ -473,14 +400,13 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
     )
     _parameter_constraints: dict = {
         **COMMON_CONSTRAINTS,
-        **text_constraints(_text_params),
+        **TextEncoder.parameter_constraints(_text_params),
         "sentence_hidden_size": [_positive_int],
         "context_dim": [_positive_int],
         "pooling": [Options({"attention", "mean", "max"})],
         "chunk_size": [_positive_int, None],
     }
 
-    #: The paper's settings (Yang et al. 2016, section 3.3).
     #: Yang et al. 2016, section 3.3 (see :meth:`from_paper`).
     PAPER_SETTINGS = {
         "embedding_dim": 200,
@@ -494,12 +420,14 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         "batch_size": 64,
         "optimizer": "sgd",
         "momentum": 0.9,
-        "lr": (0.01, 0.03, 0.1),
+        "lr": 0.1,
         "validation_fraction": 0.1,
         "lr_schedule": "constant",
         "clip_grad_norm": None,
         "max_epochs": 10,
     }
+    #: The learning rates the preset's search tries (ours: the paper gives none).
+    PAPER_LEARNING_RATES = (0.01, 0.03, 0.1)
 
     def __init__(
         self,
@@ -599,19 +527,30 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
           vectors of 100;
         - SGD with momentum 0.9, minibatches of 64 documents grouped by
           sentence count (the batches sort by sentence count first);
-        - the learning rate is picked on a validation split (10% of the
-          fit data, stratified) from (0.01, 0.03, 0.1): the paper picks it
-          on its validation set without giving the grid, this grid is ours;
+        - the model is selected on a validation split (10% of the fit
+          data, stratified): the weights of the epoch with the best
+          validation accuracy are kept;
         - no dropout, no clipping, a constant learning rate.
 
-        Ours, as the paper does not say: ``max_epochs=10`` and the grid
-        above. Nothing is added for stability. The document truncation
-        limits stay the estimator's defaults.
+        The paper picks the learning rate on its validation set without
+        giving the grid. ``lr=0.1`` is ours; to pick it as the paper does,
+        search :data:`PAPER_LEARNING_RATES` with
+        :func:`skattn.model_selection.learning_rate_search`. Also ours, as
+        the paper does not say: ``max_epochs=10``. Nothing is added for
+        stability. The document truncation limits stay the estimator's
+        defaults.
 
         Examples
         --------
         >>> HierarchicalAttentionClassifier.from_paper().embedding_dim
         200
+        >>> from skattn.model_selection import learning_rate_search
+        >>> search = learning_rate_search(
+        ...     HierarchicalAttentionClassifier.from_paper(),
+        ...     HierarchicalAttentionClassifier.PAPER_LEARNING_RATES,
+        ... )
+        >>> search.param_grid
+        {'lr': [0.01, 0.03, 0.1]}
         """
         return cls(**{**cls.PAPER_SETTINGS, **overrides})
 
@@ -637,7 +576,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         -------
         ndarray of float32
         """
-        return self._outputs(X, ("embedding",))["embedding"]
+        return self.document_outputs(X, ("embedding",))["embedding"]
 
     def _feature_names(self) -> list[str]:
         """``transform``'s columns: ``doc_dim{j}``."""

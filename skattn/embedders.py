@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from skattn.base import FittedState
 from skattn.classifiers import SelfAttentiveClassifier
 from skattn.utils.params import Options, validate_params
+from skattn.utils.validation import text_input_tags
 
 
 class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
@@ -125,7 +126,7 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         ndarray of float32
         """
         check_is_fitted(self, "classifier_")
-        return self.classifier_._outputs(X, ("embedding",))["embedding"]
+        return self.classifier_.document_outputs(X, ("embedding",))["embedding"]
 
     def transform(self, X: Sequence[str]) -> np.ndarray:
         """Embeddings as set by ``output``: (n, r·2u) or (n, 2u).
@@ -163,8 +164,6 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         return np.asarray([f"{self.output}_dim{d}" for d in range(width)], dtype=object)
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.string = True
-        tags.input_tags.two_d_array = False
+        tags = text_input_tags(super().__sklearn_tags__())
         tags.target_tags.required = True
         return tags

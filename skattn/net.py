@@ -5,22 +5,24 @@ This layer owns everything between an estimator's settings and PyTorch:
 - :func:`build_net` maps the estimator's parameters to a skorch net:
   optimizer, learning-rate schedule, clipping, early stopping, checkpoints,
   the user's callbacks and skorch arguments (``net_params``);
+  :class:`NetConfig` carries those settings, typed; :func:`optimizer_arguments`,
+  :func:`training_callbacks` and :func:`validation_callbacks` are its parts;
 - :class:`AttentionNet` is a :class:`skorch.NeuralNetClassifier` that
   overrides only what it must: the loss (sample weights, class weights,
-  the attention penalty), the iterators (length-bucketed training batches)
-  and inference that returns every module output per document;
-- :func:`resolve_device`, :func:`torch_threads` and :func:`seeded` run a
-  block on the right device, thread count and random seed, leaving
-  PyTorch's global state as they found it.
+  the attention penalty), the iterators (length-bucketed training batches,
+  length-sorted inference batches, both honouring the user's
+  ``iterator_*`` settings) and inference that returns every module output
+  per document.
+
+Device, thread and seed handling live in :mod:`skattn.utils.runtime`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -38,6 +40,7 @@ from torch.optim.lr_scheduler import CosineAnnealingLR, LambdaLR, SequentialLR
 from torch.utils.data import DataLoader
 
 from skattn.data import BucketBatchSampler, DocumentDataset
+from skattn.utils.runtime import resolve_device
 
 #: Optimizers by the names the estimators accept.
 OPTIMIZERS = {
@@ -134,10 +137,13 @@ class AttentionNet(NeuralNetClassifier):
                 sizes=dataset.lengths,
                 max_tokens=self.batch_tokens,
             )
-            return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate, **extra)
-        return DataLoader(
-            dataset, batch_size=self.batch_size, shuffle=False, collate_fn=dataset.collate, **extra
-        )
+        else:
+            # Length-sorted batches pad least; predict_outputs puts them back in order.
+            order = inference_order(dataset)
+            sampler = [
+                order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)
+            ]
+        return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate, **extra)
 
     def load_embeddings(self, vectors: np.ndarray | None, freeze: bool = False) -> None:
         """Copy initial word vectors into the module's ``embedding``; optionally freeze it."""
@@ -147,16 +153,15 @@ class AttentionNet(NeuralNetClassifier):
                 embedding.weight.copy_(torch.as_tensor(vectors, dtype=embedding.weight.dtype))
         embedding.weight.requires_grad_(not freeze)
 
-    def iter_sorted_outputs(
-        self, dataset: DocumentDataset
-    ) -> Iterator[tuple[np.ndarray, dict, tuple]]:
-        """Yield ``(document_indices, batch, module_output)`` over length-sorted batches."""
-        order = np.argsort(dataset.sort_keys, kind="stable")
+    def _iter_outputs(self, dataset: DocumentDataset) -> Iterator[tuple[np.ndarray, dict, Any]]:
+        """Yield ``(document_indices, batch, module_output)`` over the inference batches."""
+        order = inference_order(dataset)
         self.module_.eval()
+        start = 0
         with torch.no_grad():
-            for start in range(0, len(order), self.batch_size):
-                rows = order[start : start + self.batch_size]
-                X, _ = dataset.collate(rows)
+            for X, _ in self.get_iterator(dataset, training=False):
+                rows = order[start : start + len(X["lengths"])]
+                start += len(rows)
                 yield rows, X, self.infer(X)
 
     def predict_outputs(
@@ -178,7 +183,7 @@ class AttentionNet(NeuralNetClassifier):
         dict of str to ndarray or list of ndarray
         """
         collected: dict[str, list] = {field: [None] * len(dataset) for field in fields}
-        for rows, X, output in self.iter_sorted_outputs(dataset):
+        for rows, X, output in self._iter_outputs(dataset):
             lengths = X["lengths"].cpu().numpy()
             for field in fields:
                 values = getattr(output, field).cpu().numpy()
@@ -190,6 +195,11 @@ class AttentionNet(NeuralNetClassifier):
             field: np.stack(values) if _same_shape(values) else values
             for field, values in collected.items()
         }
+
+
+def inference_order(dataset: DocumentDataset) -> np.ndarray:
+    """The order inference batches take the documents in: by length, stable."""
+    return np.argsort(dataset.sort_keys, kind="stable")
 
 
 def _attention_per_document(attention: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
@@ -358,8 +368,61 @@ def user_callback_types(callbacks: Sequence | None) -> set[type]:
     return types
 
 
+@dataclass(frozen=True)
+class NetConfig:
+    """The training settings of an estimator, validated, as skorch needs them.
+
+    Built once per ``fit`` from the estimator's parameters
+    (:meth:`from_params`), so a reader (and a type checker) can follow each
+    setting from the estimator to the net :func:`build_net` makes.
+
+    Examples
+    --------
+    >>> config = NetConfig.from_params({"lr": 0.01, "max_epochs": 2, "hidden_size": 8})
+    >>> config.lr, config.max_epochs, config.optimizer
+    (0.01, 2, 'adam')
+    """
+
+    optimizer: str | type = "adam"
+    lr: float = 3e-3
+    momentum: float = 0.9
+    weight_decay: float = 0.0
+    clip_grad_norm: float | None = None
+    lr_schedule: str = "constant"
+    warmup_epochs: int = 0
+    early_stopping: bool = False
+    n_iter_no_change: int = 3
+    max_epochs: int = 8
+    batch_size: int = 64
+    batch_tokens: int | None = None
+    callbacks: Sequence | None = None
+    net_params: Mapping[str, Any] | None = None
+    device: str | None = "cpu"
+    verbose: int = 0
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> NetConfig:
+        """The settings among an estimator's ``get_params(deep=False)`` (others are ignored).
+
+        Parameters
+        ----------
+        params : mapping
+
+        Returns
+        -------
+        NetConfig
+        """
+        names = {f.name for f in fields(cls)}
+        return cls(**{name: value for name, value in params.items() if name in names})
+
+    @property
+    def optimizer_class(self) -> type[torch.optim.Optimizer]:
+        """The optimizer class (a name of :data:`OPTIMIZERS` or the class itself)."""
+        return OPTIMIZERS.get(self.optimizer, self.optimizer)
+
+
 def build_net(
-    settings: Mapping[str, Any],
+    config: NetConfig,
     *,
     module: type[torch.nn.Module],
     module_params: Mapping[str, Any],
@@ -373,11 +436,8 @@ def build_net(
 
     Parameters
     ----------
-    settings : mapping
-        The estimator's parameters (``get_params(deep=False)``): optimizer,
-        lr, momentum, weight_decay, clip_grad_norm, lr_schedule,
-        warmup_epochs, early_stopping, n_iter_no_change, callbacks,
-        net_params, max_epochs, batch_size, device, verbose.
+    config : NetConfig
+        The training settings.
     module : torch.nn.Module class
     module_params : mapping
         Its constructor arguments.
@@ -395,79 +455,127 @@ def build_net(
     -------
     AttentionNet
         Not initialised.
+
+    Examples
+    --------
+    >>> from skattn.modules.outputs import ModuleOutput
+    >>> class Linear(torch.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.embedding = torch.nn.Embedding(3, 2)
+    ...     def forward(self, tokens, lengths):
+    ...         return ModuleOutput(logits=self.embedding(tokens).sum(1))
+    >>> net = build_net(NetConfig(lr=0.1), module=Linear, module_params={}, n_classes=2)
+    >>> net.lr, type(net.initialize().optimizer_).__name__
+    (0.1, 'Adam')
     """
-    optimizer = OPTIMIZERS.get(settings["optimizer"], settings["optimizer"])
-    optimizer_params = {"optimizer__weight_decay": settings["weight_decay"]}
-    if optimizer in (torch.optim.SGD, torch.optim.RMSprop):
-        optimizer_params["optimizer__momentum"] = settings["momentum"]
-    device = resolve_device(settings["device"])
-    if optimizer in (torch.optim.Adam, torch.optim.AdamW) and fused_optimizer_works(
-        optimizer, device
-    ):
-        # One fused kernel per step instead of per-tensor temporaries: measured
-        # 1.6x faster for the paper-sized self-attentive network, 1.12x at the
-        # defaults, with the same accuracy (benchmarks in RESULTS.md).
-        optimizer_params["optimizer__fused"] = True
-    user_types = user_callback_types(settings["callbacks"])
-    callbacks: list = [("restore_last_epoch", RestoreLastEpoch())]
-    if settings["clip_grad_norm"] is not None:
-        callbacks.append(("clip", GradientNormClipping(settings["clip_grad_norm"])))
-    schedule = warmup_then(
-        settings["lr_schedule"], settings.get("warmup_epochs", 0), settings["max_epochs"]
-    )
-    # A user's scheduler replaces the built-in one instead of stacking on it.
-    if schedule is not None and not any(issubclass(t, LRScheduler) for t in user_types):
-        callbacks.append(("lr_schedule", LRScheduler(schedule[0], **schedule[1])))
-    if settings["early_stopping"]:
-        # Validation loss rises from over-confidence while accuracy still
-        # improves; stopping on it quits too early.
-        callbacks.append(
-            (
-                "early_stopping",
-                EarlyStopping(
-                    monitor="valid_acc",
-                    lower_is_better=False,
-                    patience=settings["n_iter_no_change"],
-                ),
-            )
-        )
-    if checkpoint_dir is not None:
-        # The best validation epoch on disk, loaded back when training ends
-        # (also after Ctrl-C or early stopping).
-        callbacks.append(
-            (
-                "checkpoint",
-                Checkpoint(
-                    monitor="valid_acc_best",
-                    dirname=str(checkpoint_dir),
-                    f_optimizer=None,
-                    f_criterion=None,
-                    f_history=None,
-                    load_best=True,
-                ),
-            )
-        )
-    callbacks.extend(settings["callbacks"] or [])
+    device = resolve_device(config.device)
+    callbacks = [
+        *training_callbacks(config),
+        *validation_callbacks(config, checkpoint_dir),
+        *(config.callbacks or []),
+    ]
     return AttentionNet(
         module=module,
         **{f"module__{k}": v for k, v in module_params.items()},
         classes=list(range(n_classes)),
         criterion=torch.nn.CrossEntropyLoss,
         criterion__reduction="none",
-        optimizer=optimizer,
-        lr=settings["lr"],
-        max_epochs=settings["max_epochs"],
-        batch_size=settings["batch_size"],
+        optimizer=config.optimizer_class,
+        lr=config.lr,
+        max_epochs=config.max_epochs,
+        batch_size=config.batch_size,
         train_split=None if valid is None else predefined_split(valid),
         callbacks=callbacks,
         device=device,
-        verbose=settings["verbose"],
+        verbose=config.verbose,
         penalty=penalty,
         class_weight=class_weight,
-        batch_tokens=settings.get("batch_tokens"),
+        batch_tokens=config.batch_tokens,
         # The user's skorch arguments win over ours (e.g. optimizer__fused=False).
-        **{**optimizer_params, **(settings.get("net_params") or {})},
+        **{**optimizer_arguments(config, device), **(config.net_params or {})},
     )
+
+
+def optimizer_arguments(config: NetConfig, device: str | None) -> dict[str, Any]:
+    """skorch's ``optimizer__*`` arguments for ``config`` on ``device``.
+
+    Adam and AdamW run fused (one kernel per step) where this PyTorch
+    supports it on ``device``; momentum goes to the optimizers that take it.
+
+    Examples
+    --------
+    >>> optimizer_arguments(NetConfig(optimizer="sgd", momentum=0.5), "cpu")
+    {'optimizer__weight_decay': 0.0, 'optimizer__momentum': 0.5}
+    """
+    optimizer = config.optimizer_class
+    arguments: dict[str, Any] = {"optimizer__weight_decay": config.weight_decay}
+    if optimizer in (torch.optim.SGD, torch.optim.RMSprop):
+        arguments["optimizer__momentum"] = config.momentum
+    if optimizer in (torch.optim.Adam, torch.optim.AdamW) and fused_optimizer_works(
+        optimizer, device
+    ):
+        arguments["optimizer__fused"] = True
+    return arguments
+
+
+def training_callbacks(config: NetConfig) -> list[tuple[str, Callback]]:
+    """The callbacks every fit has: Ctrl-C safety, clipping and the learning-rate schedule.
+
+    A scheduler among the user's callbacks replaces the built-in schedule
+    instead of stacking on it.
+
+    Examples
+    --------
+    >>> [name for name, _ in training_callbacks(NetConfig(clip_grad_norm=1.0))]
+    ['restore_last_epoch', 'clip']
+    >>> [name for name, _ in training_callbacks(NetConfig(lr_schedule="cosine"))]
+    ['restore_last_epoch', 'lr_schedule']
+    """
+    callbacks: list[tuple[str, Callback]] = [("restore_last_epoch", RestoreLastEpoch())]
+    if config.clip_grad_norm is not None:
+        callbacks.append(("clip", GradientNormClipping(config.clip_grad_norm)))
+    schedule = warmup_then(config.lr_schedule, config.warmup_epochs, config.max_epochs)
+    user_types = user_callback_types(config.callbacks)
+    if schedule is not None and not any(issubclass(t, LRScheduler) for t in user_types):
+        callbacks.append(("lr_schedule", LRScheduler(schedule[0], **schedule[1])))
+    return callbacks
+
+
+def validation_callbacks(config: NetConfig, checkpoint_dir=None) -> list[tuple[str, Callback]]:
+    """Early stopping and the best-epoch checkpoint, for fits with a validation split.
+
+    Both follow validation *accuracy*: the validation loss rises from
+    over-confidence while accuracy still improves, so stopping on it quits
+    too early. The checkpoint (in ``checkpoint_dir``) is loaded back when
+    training ends, also after Ctrl-C or early stopping.
+
+    Examples
+    --------
+    >>> [name for name, _ in validation_callbacks(NetConfig(early_stopping=True), "/tmp")]
+    ['early_stopping', 'checkpoint']
+    """
+    callbacks: list[tuple[str, Callback]] = []
+    if config.early_stopping:
+        callbacks.append(
+            (
+                "early_stopping",
+                EarlyStopping(
+                    monitor="valid_acc", lower_is_better=False, patience=config.n_iter_no_change
+                ),
+            )
+        )
+    if checkpoint_dir is not None:
+        checkpoint = Checkpoint(
+            monitor="valid_acc_best",
+            dirname=str(checkpoint_dir),
+            f_optimizer=None,
+            f_criterion=None,
+            f_history=None,
+            load_best=True,
+        )
+        callbacks.append(("checkpoint", checkpoint))
+    return callbacks
 
 
 @functools.cache
@@ -486,142 +594,3 @@ def fused_optimizer_works(optimizer: type, device: str | None) -> bool:
     except (RuntimeError, TypeError, ValueError):
         return False
     return True
-
-
-def available_devices() -> list[str]:
-    """The devices PyTorch can use here, CPU first.
-
-    Examples
-    --------
-    >>> available_devices()[0]
-    'cpu'
-    """
-    devices = ["cpu"]
-    if torch.cuda.is_available():
-        devices += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
-        devices.append("mps")
-    return devices
-
-
-def resolve_device(device: str | None) -> str | None:
-    """The device a model runs on, checked before any work starts.
-
-    Parameters
-    ----------
-    device : str or None
-        ``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"``,
-        ``"cuda:N"``, ``"mps"``, or None (skorch's meaning: leave the
-        module where PyTorch creates it, the CPU).
-
-    Returns
-    -------
-    str or None
-
-    Raises
-    ------
-    ValueError
-        The device is not a PyTorch device name, or not available here.
-
-    Examples
-    --------
-    >>> resolve_device("auto") in available_devices()
-    True
-    """
-    if device is None:
-        return None
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    try:
-        parsed = torch.device(device)
-    except (RuntimeError, TypeError) as error:
-        raise ValueError(
-            f"device={device!r} is not a PyTorch device name; use 'auto', 'cpu', 'cuda', "
-            "'cuda:N' or 'mps'."
-        ) from error
-    available = available_devices()
-    missing = (
-        (parsed.type == "cuda" and not torch.cuda.is_available())
-        or (parsed.type == "cuda" and (parsed.index or 0) >= torch.cuda.device_count())
-        or (parsed.type == "mps" and "mps" not in available)
-        or parsed.type not in ("cpu", "cuda", "mps")
-    )
-    if missing:
-        why = ""
-        if parsed.type == "cuda" and torch.version.cuda is None:
-            why = f" (this PyTorch {torch.__version__} is built without CUDA)"
-        raise ValueError(
-            f"device={device!r} is not available on this machine{why}; available: "
-            f"{available}. Use device='auto' to take a GPU when there is one."
-        )
-    return device
-
-
-# One lock for every thread-count change made by skattn in this process, so
-# that two fits running in threads do not restore each other's setting.
-_THREADS_LOCK = threading.RLock()
-
-
-@contextlib.contextmanager
-def torch_threads(threads: int | None) -> Iterator[None]:
-    """Run a block with ``threads`` intra-op PyTorch threads, then restore.
-
-    PyTorch's thread count is process-wide: the change is visible to other
-    threads of the process while the block runs. skattn's own blocks hold
-    one lock, so concurrent fits in threads run one after the other rather
-    than race; ``threads=None`` leaves PyTorch's setting alone and takes no
-    lock.
-
-    Parameters
-    ----------
-    threads : int or None
-
-    Examples
-    --------
-    >>> with torch_threads(1):
-    ...     torch.get_num_threads()
-    1
-    """
-    if threads is None:
-        yield
-        return
-    with _THREADS_LOCK:
-        previous = torch.get_num_threads()
-        if previous != threads:
-            torch.set_num_threads(threads)
-        try:
-            yield
-        finally:
-            if torch.get_num_threads() != previous:
-                torch.set_num_threads(previous)
-
-
-@contextlib.contextmanager
-def seeded(seed: int, device: str | None) -> Iterator[None]:
-    """Seed PyTorch's generators for a block; put their states back after it.
-
-    Only the CPU generator and, for a CUDA ``device``, that GPU's
-    generator are seeded and restored; other GPUs are never touched (a
-    plain ``torch.manual_seed`` would reseed every GPU of the process).
-
-    Parameters
-    ----------
-    seed : int
-    device : str or None
-
-    Examples
-    --------
-    >>> before = torch.random.get_rng_state()
-    >>> with seeded(0, "cpu"):
-    ...     first = torch.rand(1)
-    >>> bool((torch.random.get_rng_state() == before).all())
-    True
-    """
-    cuda = device is not None and torch.device(device).type == "cuda"
-    gpus = [torch.device(device).index or 0] if cuda else []
-    with torch.random.fork_rng(devices=gpus):
-        torch.random.default_generator.manual_seed(seed)
-        for gpu in gpus:
-            torch.cuda.default_generators[gpu].manual_seed(seed)
-        yield

@@ -38,6 +38,7 @@ import inspect
 import io
 import json
 import os
+import pickle
 import uuid
 import warnings
 import zipfile
@@ -50,11 +51,11 @@ from safetensors import SafetensorError
 from safetensors.torch import load as load_safetensors
 from safetensors.torch import save as save_safetensors
 
-from skattn import __version__
-from skattn.base import FittedState
+from skattn._version import __version__
+from skattn.base import FittedState, WeightsMismatchError
 from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.embedders import SelfAttentiveEmbedder
-from skattn.net import resolve_device
+from skattn.utils.runtime import resolve_device
 
 FORMAT = "skattn-model"
 FORMAT_VERSION = 2
@@ -112,7 +113,7 @@ def _encode_param(owner: str, name: str, value: Any) -> Any:
         value = os.fspath(value)
     if _is_json_value(value) and not (name == "sentence_split" and callable(value)):
         return _data_to_json(value)
-    if type(value).__name__ in ESTIMATORS and isinstance(value, tuple(ESTIMATORS.values())):
+    if isinstance(value, tuple(ESTIMATORS.values())):
         return {_ESTIMATOR: _describe(value)}
     if isinstance(value, type) and getattr(torch.optim, value.__name__, None) is value:
         return {_TORCH_OPTIM: value.__name__}
@@ -312,7 +313,7 @@ def _read(path) -> tuple[dict, dict, dict[str, torch.Tensor]]:
         raise _invalid(path, f"{type(error).__name__}: {error}") from error
     try:
         weights = reader(raw)
-    except (SafetensorError, Exception) as error:  # torch raises several types on bad bytes
+    except _UNREADABLE_WEIGHTS as error:
         raise _invalid(
             path, f"its weights cannot be read ({type(error).__name__}: {error})"
         ) from error
@@ -323,7 +324,39 @@ def _read(path) -> tuple[dict, dict, dict[str, torch.Tensor]]:
             description, state = metadata["estimator"], metadata["state"]
     except (KeyError, TypeError) as error:
         raise _invalid(path, f"missing field {error}") from error
+    _keep_the_chosen_learning_rate(description, state)
     return description, state, weights
+
+
+def _keep_the_chosen_learning_rate(description: dict, state: dict) -> None:
+    """Files written while ``fit`` searched learning rates: ``lr`` becomes the chosen one.
+
+    Those files hold the tried rates as ``lr`` and the chosen one as the
+    fitted attribute ``lr``; ``fit`` now takes one rate, the one the saved
+    network was trained with.
+    """
+    params = description.get("params", {})
+    chosen = state.get("attributes", {}).get("lr")
+    tried = params.get("lr")
+    if isinstance(tried, (list, dict)) and chosen is not None:
+        params["lr"] = chosen
+
+
+#: What the weight readers raise on bytes that are not their format: safetensors'
+#: own error; torch.load's unpickler errors (refused globals among them), its
+#: zip reader's RuntimeError and the EOFError of a cut stream.
+_UNREADABLE_WEIGHTS = (
+    SafetensorError,
+    pickle.UnpicklingError,
+    RuntimeError,
+    EOFError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    ImportError,
+    IndexError,
+    KeyError,
+)
 
 
 def _torch_weights(raw: bytes) -> dict[str, torch.Tensor]:
@@ -341,7 +374,9 @@ def load(path, **params):
         Parameters that could not be stored (``tokenizer``, a callable
         ``sentence_split``, ``callbacks``...), or others to change, such as
         ``device`` (default: the device it was saved with when it is
-        available here, else the CPU) or ``threads``.
+        available here, else the CPU) or ``threads``. Each must be a
+        parameter of the saved estimator (or of the classifier inside an
+        embedder).
 
     Returns
     -------
@@ -350,11 +385,28 @@ def load(path, **params):
 
     Raises
     ------
+    TypeError
+        A keyword is not a parameter of the saved estimator (the message
+        lists the accepted ones).
     ValueError
         The file is truncated, corrupted, of another format or version,
         or needs a parameter that was not passed (the message says which).
+
+    Examples
+    --------
+    >>> import tempfile, skattn
+    >>> from skattn import SelfAttentiveClassifier
+    >>> clf = SelfAttentiveClassifier(hidden_size=4, max_epochs=1, random_state=0)
+    >>> path = skattn.save(clf.fit(["good", "bad"] * 4, [1, 0] * 4), tempfile.mkdtemp() + "/m")
+    >>> skattn.load(path, threads=2).threads
+    2
+    >>> skattn.load(path, threds=2)
+    Traceback (most recent call last):
+    ...
+    TypeError: load() got parameters the saved SelfAttentiveClassifier does not have: ['threds']...
     """
     description, state, weights = _read(path)
+    _check_overrides(description, params, path)
     warned: list[str] = []
     try:
         estimator = _build(description, params, path, warned)
@@ -363,10 +415,8 @@ def load(path, **params):
         fitted = estimator.set_fitted_state(_state_from_json(state, weights))
     except (KeyError, TypeError) as error:
         raise _invalid(path, f"missing or wrong field {error}") from error
-    except ValueError as error:
-        if "do not fit the network" in str(error):
-            raise _invalid(path, str(error)) from error
-        raise
+    except WeightsMismatchError as error:
+        raise _invalid(path, str(error)) from error
     if warned:
         warnings.warn(
             f"{path}: training-only parameters that a file cannot hold were reset to their "
@@ -375,6 +425,29 @@ def load(path, **params):
             stacklevel=2,
         )
     return fitted
+
+
+def _parameter_names(description: dict) -> set[str]:
+    """The parameters of the estimator a description names, and of the estimators inside it."""
+    names: set[str] = set()
+    params = description.get("params") if isinstance(description, dict) else None
+    for name, value in (params if isinstance(params, dict) else {}).items():
+        names.add(name)
+        if isinstance(value, dict) and _ESTIMATOR in value:
+            names |= _parameter_names(value[_ESTIMATOR])
+    return names
+
+
+def _check_overrides(description: dict, params: dict, path) -> None:
+    """Refuse keywords of :func:`load` that no saved estimator has."""
+    accepted = _parameter_names(description)
+    unknown = sorted(set(params) - accepted)
+    if unknown:
+        raise TypeError(
+            f"load() got parameters the saved {description.get('class', 'estimator')} does not "
+            f"have: "
+            f"{unknown}; it accepts {sorted(accepted)} ({path})."
+        )
 
 
 def _fall_back_to_an_available_device(estimator) -> None:

@@ -54,7 +54,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.utils.validation import check_is_fitted
 
 from skattn.utils.params import Interval, Options, validate_params
-from skattn.utils.validation import check_text_input
+from skattn.utils.validation import check_text_input, text_input_tags
 
 PAD_ID = 0
 UNK_ID = 1
@@ -539,7 +539,14 @@ class TextEncoder(BaseEstimator):
         )
         return EMPTY_ID if trained else UNK_ID
 
-    def encode(self, X: Sequence[str], *, name: str = "X", return_tokens: bool = False):
+    def encode(
+        self,
+        X: Sequence[str],
+        *,
+        name: str = "X",
+        return_tokens: bool = False,
+        validated: bool = False,
+    ):
         """Encode documents to an :class:`EncodedCorpus`.
 
         Parameters
@@ -551,6 +558,11 @@ class TextEncoder(BaseEstimator):
         return_tokens : bool, default=False
             Also return the kept tokens, as :meth:`tokenize` would (without
             tokenising twice).
+        validated : bool, default=False
+            ``X`` is a list of str that
+            :func:`~skattn.utils.validation.check_text_input` already
+            returned: skip that check (the fast path of callers that
+            validated their input once).
 
         Returns
         -------
@@ -563,21 +575,21 @@ class TextEncoder(BaseEstimator):
         [5, 3, 4]
         """
         check_is_fitted(self, "vocabulary_")
-        return self._encode_documents(check_text_input(X, name=name), return_tokens)
-
-    def _encode_documents(self, documents: list[str], return_tokens=False):
-        """:meth:`encode` for documents already validated by the caller."""
+        documents = X if validated else check_text_input(X, name=name)
         results = self._tokenized(documents)
         corpus = self._encode_tokenized(results)
         return (corpus, [sentences for sentences, _ in results]) if return_tokens else corpus
 
-    def fit_encode(self, X: Sequence[str]) -> EncodedCorpus:
+    def fit_encode(self, X: Sequence[str], *, validated: bool = False) -> EncodedCorpus:
         """Fit the vocabulary and encode the same documents (tokenised once).
 
         Parameters
         ----------
         X : sequence of str
             Documents.
+        validated : bool, default=False
+            ``X`` and this encoder's parameters were already checked by
+            the caller: skip those checks (see :meth:`encode`).
 
         Returns
         -------
@@ -588,12 +600,10 @@ class TextEncoder(BaseEstimator):
         >>> len(TextEncoder().fit_encode(["a b", "c"]))
         2
         """
-        validate_params(self)
-        return self._fit_encode_documents(check_text_input(X))
-
-    def _fit_encode_documents(self, documents: list[str]) -> EncodedCorpus:
-        """:meth:`fit_encode` for documents and parameters already validated by the caller."""
-        results = self._tokenized(documents)
+        if not validated:
+            validate_params(self)
+            X = check_text_input(X)
+        results = self._tokenized(X)
         self._fit_vocabulary(results)
         return self._encode_tokenized(results)
 
@@ -617,8 +627,25 @@ class TextEncoder(BaseEstimator):
             n_blank=sum(doc == _BLANK_DOCUMENT for doc, _ in results),
         )
 
+    @classmethod
+    def parameter_constraints(cls, names: Sequence[str]) -> dict[str, list]:
+        """The constraints of the text parameters ``names``, for estimators that take them.
+
+        Parameters
+        ----------
+        names : sequence of str
+            Parameter names of this class.
+
+        Returns
+        -------
+        dict of str to list
+
+        Examples
+        --------
+        >>> TextEncoder.parameter_constraints(["lowercase"])
+        {'lowercase': ['boolean']}
+        """
+        return {name: cls._parameter_constraints[name] for name in names}
+
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.string = True
-        tags.input_tags.two_d_array = False
-        return tags
+        return text_input_tags(super().__sklearn_tags__())

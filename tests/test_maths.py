@@ -8,9 +8,9 @@ import torch
 from skattn.embeddings import ppmi_matrix
 from skattn.modules import ContextAttention, StructuredSelfAttention, attention_penalty
 from skattn.modules.outputs import ModuleOutput
-from skattn.net import build_net
+from skattn.net import NetConfig, build_net
 
-SETTINGS = dict(
+SETTINGS = NetConfig(
     optimizer="adam",
     lr=0.01,
     momentum=0.9,

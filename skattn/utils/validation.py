@@ -93,6 +93,67 @@ def check_same_length(n_documents: int, y) -> None:
         )
 
 
+def as_label_array(y: Any) -> np.ndarray:
+    """Labels as a NumPy array (a pandas Series through ``to_numpy``).
+
+    Examples
+    --------
+    >>> as_label_array(("pos", "neg")).tolist()
+    ['pos', 'neg']
+    """
+    return np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+
+
+def check_known_labels(y: np.ndarray, classes: np.ndarray, *, context: str = "y") -> None:
+    """Raise if ``y`` holds labels that are not among the fitted ``classes``.
+
+    Parameters
+    ----------
+    y : ndarray
+        Labels.
+    classes : ndarray
+        The classes seen in ``fit`` (``classes_``).
+    context : str, default="y"
+        How the message names the labels' origin.
+
+    Examples
+    --------
+    >>> check_known_labels(np.array(["pos"]), np.array(["neg", "pos"]))
+    >>> check_known_labels(np.array(["meh"]), np.array(["neg", "pos"]))
+    Traceback (most recent call last):
+    ...
+    ValueError: y holds labels never seen in fit: ['meh']; the classes are ['neg', 'pos'].
+    """
+    unseen = np.setdiff1d(np.unique(y), classes)
+    if len(unseen):
+        raise ValueError(
+            f"{context} holds labels never seen in fit: {unseen[:5].tolist()}; "
+            f"the classes are {classes.tolist()}."
+        )
+
+
+def text_input_tags(tags):
+    """Mark an estimator as one that takes raw documents, like scikit-learn's vectorizers.
+
+    Parameters
+    ----------
+    tags : sklearn.utils.Tags
+
+    Returns
+    -------
+    sklearn.utils.Tags
+
+    Examples
+    --------
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> text_input_tags(CountVectorizer().__sklearn_tags__()).input_tags.string
+    True
+    """
+    tags.input_tags.string = True
+    tags.input_tags.two_d_array = False
+    return tags
+
+
 def check_labels(y: Any, n_samples: int) -> np.ndarray:
     """Validate classification labels against the number of documents.
 
@@ -120,7 +181,7 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
     """
     if y is None:
         raise ValueError("y is None; a classifier needs one label per document.")
-    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    y = as_label_array(y)
     if y.ndim != 1:
         raise ValueError(f"y has shape {y.shape}; expected one label per document (1-D).")
     check_same_length(n_samples, y)

@@ -1,0 +1,223 @@
+"""One source for the documentation of the parameters the attention estimators share.
+
+A class docstring names a shared parameter by a line holding only
+``%(name)s`` (indented like the other entries); :func:`fill_shared_docs`
+replaces it by the entry below, with ``{default}`` taken from the class's
+own signature, so the documented default is always the real one.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import textwrap
+
+_ENTRIES = {
+    "embeddings": """
+embeddings : {"ppmi", "word2vec", "random"}, None, path, KeyedVectors or dict, default={default}
+    Initial word vectors: "ppmi" learns count-based vectors from the fit
+    data (no download, no extra dependency), "word2vec" trains gensim
+    skip-gram on the fit data (``skattn[word2vec]``), "random" or None
+    keeps random initialisation; or pretrained vectors: a gensim
+    ``KeyedVectors``, a dict of word to vector, or a word2vec/GloVe file
+    (see :mod:`skattn.embeddings`). Their size must equal ``embedding_dim``.
+""",
+    "freeze_embeddings": """
+freeze_embeddings : bool, default={default}
+    Keep the word vectors fixed during training.
+""",
+    "text_options": """
+lowercase, token_pattern, tokenizer, strip_accents, analyzer
+    How documents become tokens: see :class:`skattn.text.TextEncoder`.
+    (The linear baselines of :mod:`skattn.baselines` take scikit-learn's
+    vectorizer options under scikit-learn's names.)
+""",
+    "min_count": """
+min_count : int, default={default}
+    Words seen fewer times in ``fit`` become UNK. (The baselines' closest
+    option is scikit-learn's ``min_df``, which counts documents, not
+    occurrences.)
+""",
+    "max_vocab": """
+max_vocab : int or None, default={default}
+    Keep only the most frequent words (the baselines' ``max_features``).
+""",
+    "max_epochs": """
+max_epochs : int, default={default}
+    Passes over the training data.
+""",
+    "batch_size": """
+batch_size : int, default={default}
+    Documents per training batch (and per inference batch).
+""",
+    "batch_tokens": """
+batch_tokens : int or None, default={default}
+    Token-budget training batches instead: each holds documents of similar
+    length up to this many tokens in total.
+""",
+    "lr": """
+lr : float, default={default}
+    The learning rate. To pick it on a validation split, see
+    :func:`skattn.model_selection.learning_rate_search`.
+""",
+    "optimizer": """
+optimizer : {"adam", "adamw", "sgd", "adagrad", "rmsprop"} or optimizer class, default={default}
+    Adam and AdamW run fused (one kernel per step) where PyTorch supports
+    it on the device; ``net_params={"optimizer__fused": False}`` turns it off.
+""",
+    "momentum": """
+momentum : float, default={default}
+    Used by "sgd" and "rmsprop".
+""",
+    "weight_decay": """
+weight_decay : float, default={default}
+    The optimizer's L2 weight decay.
+""",
+    "clip_grad_norm": """
+clip_grad_norm : float or None, default={default}
+    Clip the global gradient norm of all parameters at this value; None
+    does not clip.
+""",
+    "lr_schedule": """
+lr_schedule : {"constant", "cosine"}, default={default}
+    "cosine" decays the learning rate towards 0 over ``max_epochs`` (per
+    epoch), which makes the last epoch's model the stable one. A skorch
+    ``LRScheduler`` among ``callbacks`` replaces this schedule (it never
+    stacks on it).
+""",
+    "warmup_epochs": """
+warmup_epochs : int, default={default}
+    Epochs of linear warm-up (from ``lr / (warmup_epochs + 1)`` to ``lr``)
+    before the ``lr_schedule``.
+""",
+    "early_stopping": """
+early_stopping : bool, default={default}
+    Stop when the validation accuracy has not improved for
+    ``n_iter_no_change`` epochs and restore the weights of the best epoch.
+    Holds out ``validation_fraction`` (0.1 if None) of the training data. A
+    skorch ``EarlyStopping`` among ``callbacks`` holds out the same share.
+""",
+    "validation_fraction": """
+validation_fraction : float or None, default={default}
+    Stratified share of ``X`` held out for validation (the weights of the
+    epoch with the best validation accuracy are kept); None trains on all
+    of ``X``.
+""",
+    "n_iter_no_change": """
+n_iter_no_change : int, default={default}
+    Patience of ``early_stopping``, in epochs.
+""",
+    "checkpoint_dir": """
+checkpoint_dir : str, path or None, default={default}
+    Where the best validation epoch is saved when a validation split is
+    used; None: a fresh temporary directory per fit, removed afterwards
+    (never a shared fixed file name, so parallel fits cannot collide).
+""",
+    "warm_start": """
+warm_start : bool, default={default}
+    A second ``fit`` continues training the fitted network with its
+    vocabulary and classes (a fresh optimizer), e.g. after ``load``.
+""",
+    "callbacks": """
+callbacks : list of skorch callbacks or None, default={default}
+    Extra callbacks (e.g. ``skorch.callbacks.ProgressBar()``).
+""",
+    "net_params": """
+net_params : dict or None, default={default}
+    Further skorch arguments, by skorch's own names with the prefixes
+    ``optimizer__``, ``criterion__``, ``iterator_train__`` or
+    ``iterator_valid__`` (e.g. ``{"optimizer__betas": (0.9, 0.98)}``;
+    ``iterator_valid__*`` also applies to prediction). One explicit dict
+    keeps ``clone`` and ``GridSearchCV`` working (searchable as whole dicts).
+""",
+    "class_weight": """
+class_weight : "balanced", dict or None, default={default}
+    Weight of each class in the loss, as in scikit-learn: "balanced" weighs
+    classes inversely to their frequency in ``y``; a dict maps labels to
+    weights (others 1). Multiplies ``sample_weight``.
+""",
+    "device": """
+device : str or None, default={default}
+    "auto" (CUDA when available, else CPU), "cpu", "cuda", "cuda:N", "mps".
+    An unavailable device fails at the start of ``fit`` with the list of
+    available ones.
+""",
+    "threads": """
+threads : int or None, default={default}
+    PyTorch intra-op threads during fit and inference, restored afterwards.
+    PyTorch's setting is process-wide: while several skattn calls run at
+    once in threads, the process uses the smallest count any of them asked
+    for (none waits for another). 1 avoids oversubscribing the cores in
+    parallel searches and on loaded machines; None leaves PyTorch's setting
+    alone.
+""",
+    "random_state": """
+random_state : int, RandomState or None, default={default}
+    Seeds initialisation, dropout, batching and the validation split; an
+    int makes ``fit`` reproducible on CPU.
+""",
+    "verbose": """
+verbose : int, default={default}
+    1 prints skorch's epoch table.
+""",
+    "fitted_attributes": """
+classes_ : ndarray
+    The labels seen in ``fit``.
+encoder_ : TextEncoder
+    The fitted tokeniser and vocabulary.
+net_ : skorch NeuralNetClassifier
+    The trained network (``net_.history`` holds the epochs).
+n_truncated_ : int
+    Training documents shortened by the truncation limits (a warning at fit
+    says so when it is 1% of them or more).
+n_blank_ : int
+    Training documents that were blank or yielded no token, encoded as the
+    reserved token ``<empty>`` (a warning at fit from 1% on).
+history_ : skorch History
+    The training history (loss, accuracy, duration per epoch); kept by
+    :func:`skattn.save`.
+embedding_coverage_ : float or None
+    Share of the vocabulary that got an initial vector from ``embeddings``
+    (None for random initialisation).
+""",
+}
+
+_PLACEHOLDER = re.compile(r"^(?P<indent>[ ]*)%\((?P<name>\w+)\)s$", re.MULTILINE)
+
+
+def _shown(default) -> str:
+    return f'"{default}"' if isinstance(default, str) else repr(default)
+
+
+def fill_shared_docs(cls: type) -> type:
+    """Class decorator: replace each ``%(name)s`` line of ``cls.__doc__`` by the shared entry.
+
+    Examples
+    --------
+    >>> @fill_shared_docs
+    ... class Model:
+    ...     '''A model.
+    ...
+    ...     Parameters
+    ...     ----------
+    ...     %(max_epochs)s
+    ...     '''
+    ...     def __init__(self, max_epochs=3):
+    ...         self.max_epochs = max_epochs
+    >>> print(Model.__doc__.splitlines()[4])
+        max_epochs : int, default=3
+    """
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(cls.__init__).parameters.items()
+    }
+
+    def entry(match: re.Match) -> str:
+        name = match.group("name")
+        text = _ENTRIES[name].strip("\n")
+        if "{default}" in text:
+            text = text.replace("{default}", _shown(defaults[name]))
+        return textwrap.indent(text, match.group("indent"))
+
+    cls.__doc__ = _PLACEHOLDER.sub(entry, cls.__doc__)
+    return cls

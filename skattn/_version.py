@@ -1,0 +1,3 @@
+"""The package version, in a module of its own that imports nothing (a leaf)."""
+
+__version__ = "0.3.0.dev0"

@@ -1,0 +1,194 @@
+"""Where and how PyTorch runs a block: device, intra-op threads and random seed.
+
+- :func:`resolve_device` checks a device name before any work starts;
+- :func:`torch_threads` runs a block with a thread count and restores it;
+- :func:`seeded` seeds PyTorch's generators for a block and restores them.
+
+Each leaves PyTorch's global state as it found it. This module depends on
+PyTorch only, so every layer of the package (and persistence, above the
+estimators) can use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import Counter
+from collections.abc import Iterator
+
+import torch
+
+__all__ = ["available_devices", "resolve_device", "seeded", "torch_threads"]
+
+
+def available_devices() -> list[str]:
+    """The devices PyTorch can use here, CPU first.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> available_devices()[0]
+    'cpu'
+    """
+    devices = ["cpu"]
+    if torch.cuda.is_available():
+        devices += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        devices.append("mps")
+    return devices
+
+
+def resolve_device(device: str | None) -> str | None:
+    """The device a model runs on, checked before any work starts.
+
+    Parameters
+    ----------
+    device : str or None
+        ``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"``,
+        ``"cuda:N"``, ``"mps"``, or None (skorch's meaning: leave the
+        module where PyTorch creates it, the CPU).
+
+    Returns
+    -------
+    str or None
+
+    Raises
+    ------
+    ValueError
+        The device is not a PyTorch device name, or not available here.
+
+    Examples
+    --------
+    >>> resolve_device("auto") in available_devices()
+    True
+    """
+    if device is None:
+        return None
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(
+            f"device={device!r} is not a PyTorch device name; use 'auto', 'cpu', 'cuda', "
+            "'cuda:N' or 'mps'."
+        ) from error
+    available = available_devices()
+    missing = (
+        (parsed.type == "cuda" and not torch.cuda.is_available())
+        or (parsed.type == "cuda" and (parsed.index or 0) >= torch.cuda.device_count())
+        or (parsed.type == "mps" and "mps" not in available)
+        or parsed.type not in ("cpu", "cuda", "mps")
+    )
+    if missing:
+        why = ""
+        if parsed.type == "cuda" and torch.version.cuda is None:
+            why = f" (this PyTorch {torch.__version__} is built without CUDA)"
+        raise ValueError(
+            f"device={device!r} is not available on this machine{why}; available: "
+            f"{available}. Use device='auto' to take a GPU when there is one."
+        )
+    return device
+
+
+class _ThreadRequests:
+    """The thread counts asked for by the blocks running now, and what to restore.
+
+    PyTorch's intra-op thread count is process-wide. While several blocks
+    run at once (fits or predictions in threads), the process uses the
+    smallest count any of them asked for (oversubscribing the cores is what
+    makes small models slow); when the last block ends, the setting found
+    before the first one is put back. The lock guards only this
+    bookkeeping: blocks never wait for each other to finish.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._active: Counter[int] = Counter()
+        self._before: int | None = None
+
+    def enter(self, threads: int) -> None:
+        with self._lock:
+            if not self._active:
+                self._before = torch.get_num_threads()
+            self._active[threads] += 1
+            self._apply(min(self._active))
+
+    def leave(self, threads: int) -> None:
+        with self._lock:
+            self._active[threads] -= 1
+            if self._active[threads] == 0:
+                del self._active[threads]
+            self._apply(min(self._active) if self._active else self._before)
+
+    @staticmethod
+    def _apply(threads: int | None) -> None:
+        if threads is not None and torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
+
+
+_REQUESTS = _ThreadRequests()
+
+
+@contextlib.contextmanager
+def torch_threads(threads: int | None) -> Iterator[None]:
+    """Run a block with ``threads`` intra-op PyTorch threads, then restore.
+
+    PyTorch's thread count is process-wide. Blocks running at the same time
+    in several threads share it: the process uses the smallest count any of
+    them asked for, and the count found before the first block is restored
+    after the last one. No block waits for another. ``threads=None`` leaves
+    PyTorch's setting alone.
+
+    Parameters
+    ----------
+    threads : int or None
+
+    Examples
+    --------
+    >>> with torch_threads(1):
+    ...     torch.get_num_threads()
+    1
+    """
+    if threads is None:
+        yield
+        return
+    _REQUESTS.enter(threads)
+    try:
+        yield
+    finally:
+        _REQUESTS.leave(threads)
+
+
+@contextlib.contextmanager
+def seeded(seed: int, device: str | None) -> Iterator[None]:
+    """Seed PyTorch's generators for a block; put their states back after it.
+
+    Only the CPU generator and, for a CUDA ``device``, that GPU's
+    generator are seeded and restored; other GPUs are never touched (a
+    plain ``torch.manual_seed`` would reseed every GPU of the process).
+
+    Parameters
+    ----------
+    seed : int
+    device : str or None
+
+    Examples
+    --------
+    >>> before = torch.random.get_rng_state()
+    >>> with seeded(0, "cpu"):
+    ...     first = torch.rand(1)
+    >>> bool((torch.random.get_rng_state() == before).all())
+    True
+    """
+    cuda = device is not None and torch.device(device).type == "cuda"
+    gpus = [torch.device(device).index or 0] if cuda else []
+    with torch.random.fork_rng(devices=gpus):
+        torch.random.default_generator.manual_seed(seed)
+        for gpu in gpus:
+            torch.cuda.default_generators[gpu].manual_seed(seed)
+        yield
