@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib
-import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -20,10 +20,12 @@ from skattn import __version__
 from skattn.compare import (
     available_models,
     compare,
+    format_json,
     format_table,
     load_dataset,
     plot_results,
-    read_table,
+    read_documents,
+    save_attention_page,
 )
 from skattn.persistence import load
 from skattn.text import TOKENIZERS
@@ -54,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument(
         "--dataset",
         default="sentence_polarity",
-        help="sentence_polarity, movie_reviews, trec, or a .csv/.jsonl file",
+        help="sentence_polarity, movie_reviews, trec, or a .csv/.jsonl/.ndjson file",
     )
     cmp.add_argument("--text-column", default="text", help="text column of a file")
     cmp.add_argument("--label-column", default="label", help="label column of a file")
@@ -73,7 +75,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     cmp.add_argument("--test-size", type=float, default=0.2)
     cmp.add_argument("--quick", action="store_true", help="small models, few epochs")
-    cmp.add_argument("--seed", type=int, default=0)
+    cmp.add_argument(
+        "--seed", type=int, default=0, help="seed of the splits, the sample and every model"
+    )
+    cmp.add_argument(
+        "--sentence-split",
+        default=None,
+        help='sentence splitting of the HAN models: "punctuation" (their default), "lines" '
+        "(one sentence a line), or module:function (imported)",
+    )
     cmp.add_argument(
         "--max-docs", type=int, default=None, help="use a stratified sample of this many documents"
     )
@@ -97,9 +107,12 @@ def _parser() -> argparse.ArgumentParser:
         source.add_argument(
             "--file",
             type=Path,
-            help="UTF-8 .txt file (one document per line), or .csv/.jsonl with --text-column",
+            help="UTF-8 .txt file (one document per line), or .csv/.jsonl/.ndjson with "
+            "--text-column",
         )
-        command.add_argument("--text-column", default="text", help="text column of a .csv/.jsonl")
+        command.add_argument(
+            "--text-column", default="text", help="text column of a .csv/.jsonl/.ndjson"
+        )
         command.add_argument(
             "--tokenizer",
             default=None,
@@ -111,14 +124,20 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _documents(args) -> list[str]:
-    """The documents a predict/explain command reads: --text, or a .txt/.csv/.jsonl file."""
+    """The documents a predict/explain command reads: --text, or a file (see read_documents)."""
     if args.text:
         return args.text
     if not args.file.is_file():
         raise FileNotFoundError(f"--file {args.file}: no such file")
-    if args.file.suffix.lower() in (".csv", ".jsonl"):
-        return read_table(args.file, text_column=args.text_column, label_column=None).X
-    return args.file.read_text(encoding="utf-8").splitlines()
+    return read_documents(args.file, text_column=args.text_column)
+
+
+def _import_function(option: str, value: str) -> Callable:
+    """The function named ``module:function`` by a command-line option."""
+    module, _, function = value.partition(":")
+    if not function:
+        raise ValueError(f"{option} {value!r}: expected module:function")
+    return getattr(importlib.import_module(module), function)
 
 
 def _load_model(args):
@@ -129,10 +148,7 @@ def _load_model(args):
         if args.tokenizer in TOKENIZERS:
             params["tokenizer"] = args.tokenizer
         else:
-            module, _, function = args.tokenizer.partition(":")
-            if not function:
-                raise ValueError(f"--tokenizer {args.tokenizer!r}: expected module:function")
-            params["tokenizer"] = getattr(importlib.import_module(module), function)
+            params["tokenizer"] = _import_function("--tokenizer", args.tokenizer)
     model = load(args.model, **params)
     return getattr(model, "classifier_", model)
 
@@ -180,7 +196,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _compare(args) -> int:
-    models = available_models(quick=args.quick, vectors=args.vectors, vectors_dim=args.vectors_dim)
+    sentence_split = args.sentence_split
+    if sentence_split is not None and ":" in sentence_split:
+        sentence_split = _import_function("--sentence-split", sentence_split)
+    models = available_models(
+        quick=args.quick,
+        vectors=args.vectors,
+        vectors_dim=args.vectors_dim,
+        random_state=args.seed,
+        sentence_split=sentence_split,
+    )
     if args.list:
         print("\n".join(models))
         return 0
@@ -211,11 +236,12 @@ def _compare(args) -> int:
         args.output.mkdir(parents=True, exist_ok=True)
 
     def render_attention(name, model, X_test, y_test):
-        if args.output and hasattr(model, "explain"):
-            page = model.explain(list(X_test[:8]), y_test[:8]).save_html(
-                args.output / f"attention_{name}.html"
+        if args.output:
+            page = save_attention_page(
+                model, X_test, y_test, args.output / f"attention_{name}.html"
             )
-            print(f"{name}: attention of 8 test documents in {page}", flush=True)
+            if page is not None:
+                print(f"{name}: attention of 8 test documents in {page}", flush=True)
 
     results = compare(
         X,
@@ -233,10 +259,7 @@ def _compare(args) -> int:
     if args.output:
         (args.output / "results.md").write_text(table + "\n")
         (args.output / "results.json").write_text(
-            json.dumps(
-                {"dataset": args.dataset, "split": split, "seed": args.seed, "results": results},
-                indent=2,
-            )
+            format_json(results, dataset=args.dataset, split=split, seed=args.seed)
         )
         try:
             plot_results(results, args.output / "results.png", f"{args.dataset}, {split}")

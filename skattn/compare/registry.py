@@ -1,0 +1,203 @@
+"""Which models a comparison knows: name → factory, with the kind of each model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sklearn.base import BaseEstimator
+
+from skattn.baselines import linear_baselines, tuned_baselines
+from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+from skattn.utils.params import validate_params
+
+#: The kinds of model a comparison holds.
+ATTENTION_MODEL = "attention model"
+TABLE_2_BASELINE = "Table-2 baseline"
+TUNED_BASELINE = "tuned baseline"
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One model of the registry: how to build it and what kind of model it is.
+
+    Calling the entry builds a new, unfitted model, so an entry can be used
+    wherever a factory is expected.
+
+    Parameters
+    ----------
+    factory : callable
+        Returns a new unfitted estimator.
+    kind : str
+        ``"attention model"``, ``"Table-2 baseline"`` or ``"tuned baseline"``.
+
+    Examples
+    --------
+    >>> from skattn.baselines import tfidf_logreg
+    >>> entry = ModelEntry(tfidf_logreg, TUNED_BASELINE)
+    >>> entry.kind, entry().steps[-1][0]
+    ('tuned baseline', 'logisticregression')
+    """
+
+    factory: Callable[[], BaseEstimator]
+    kind: str
+
+    def __call__(self) -> BaseEstimator:
+        return self.factory()
+
+
+def set_random_state(estimator: BaseEstimator, random_state: int | None) -> BaseEstimator:
+    """Set every parameter whose name ends in ``random_state`` to ``random_state``.
+
+    Nested parameters count too (``bagofmeans__random_state`` of a
+    Pipeline), so one seed reaches every random step of a model.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Changed in place.
+    random_state : int or None
+
+    Returns
+    -------
+    estimator
+        The same estimator.
+
+    Examples
+    --------
+    >>> from skattn.baselines import bag_of_means
+    >>> model = set_random_state(bag_of_means(), 7)
+    >>> model.get_params()["bagofmeans__random_state"]
+    7
+    """
+    seeds = {name: random_state for name in estimator.get_params() if name.endswith("random_state")}
+    return estimator.set_params(**seeds)
+
+
+def available_models(
+    quick: bool = False,
+    vectors: Any = None,
+    vectors_dim: int | None = None,
+    *,
+    random_state: int | None = 0,
+    sentence_split: str | Callable[[str], list[str]] | None = None,
+) -> dict[str, ModelEntry]:
+    """Name → entry (factory and kind) of every model the comparison knows.
+
+    Attention models: ``self_attentive`` (pooling "flatten"),
+    ``self_attentive_max`` / ``_mean`` (pooling over hops), ``han`` (also
+    ``HN-ATT``), ``han_ave`` (``HN-AVE``), ``han_max`` (``HN-MAX``); each
+    default model also as ``*_w2v`` (word2vec trained on the fit data) and,
+    when ``vectors`` is given, ``*_vectors`` (those pretrained vectors).
+    Baselines: the five of HAN Table 2
+    (:func:`skattn.baselines.linear_baselines`) and the tuned variants of
+    :func:`skattn.baselines.tuned_baselines` (``tfidf_logreg`` among them).
+
+    Parameters
+    ----------
+    quick : bool, default=False
+        Smaller networks and fewer epochs, for a fast look.
+    vectors : path, KeyedVectors or dict, optional
+        Pretrained word vectors for the ``*_vectors`` models.
+    vectors_dim : int, optional
+        Their size (the networks' ``embedding_dim``).
+    random_state : int or None, default=0
+        Seed of every model built (see :func:`set_random_state`).
+    sentence_split : {"punctuation", "lines"} or callable, optional
+        ``sentence_split`` of the hierarchical models (the other models have
+        no sentences); None keeps their default.
+
+    Returns
+    -------
+    dict of str to ModelEntry
+        Each entry is callable: ``entry()`` builds a new unfitted model.
+
+    Raises
+    ------
+    skattn.utils.params.InvalidParameterError
+        If ``sentence_split`` is not a value the hierarchical models accept.
+
+    Examples
+    --------
+    >>> models = available_models(random_state=3, sentence_split="lines")
+    >>> sorted(models)[:4]
+    ['HN-ATT', 'HN-AVE', 'HN-MAX', 'bag_of_means']
+    >>> models["han"].kind, models["han"]().sentence_split, models["han"]().random_state
+    ('attention model', 'lines', 3)
+    >>> models["mean_word2vec"].kind
+    'tuned baseline'
+    """
+    quick_params = {"max_epochs": 2, "embedding_dim": 50} if quick else {}
+    han_params = {} if sentence_split is None else {"sentence_split": sentence_split}
+    if sentence_split is not None:
+        # Fail before any data is read, with the classifier's own message.
+        validate_params(HierarchicalAttentionClassifier(**han_params))
+
+    def attention(cls: type, **params: Any) -> ModelEntry:
+        if cls is HierarchicalAttentionClassifier:
+            params = {**han_params, **params}
+        params = {**quick_params, **params}
+        return ModelEntry(lambda: set_random_state(cls(**params), random_state), ATTENTION_MODEL)
+
+    def baseline(
+        builders: Callable[[], dict[str, BaseEstimator]], name: str, kind: str
+    ) -> ModelEntry:
+        return ModelEntry(lambda: set_random_state(builders()[name], random_state), kind)
+
+    models = {
+        "self_attentive": attention(SelfAttentiveClassifier),
+        "self_attentive_max": attention(SelfAttentiveClassifier, pooling="max"),
+        "self_attentive_mean": attention(SelfAttentiveClassifier, pooling="mean"),
+        "han": attention(HierarchicalAttentionClassifier),
+        "han_ave": attention(HierarchicalAttentionClassifier, pooling="mean"),
+        "han_max": attention(HierarchicalAttentionClassifier, pooling="max"),
+    }
+    for name, cls in [
+        ("self_attentive", SelfAttentiveClassifier),
+        ("han", HierarchicalAttentionClassifier),
+    ]:
+        models[f"{name}_w2v"] = attention(cls, embeddings="word2vec")
+        if vectors is not None:
+            models[f"{name}_vectors"] = attention(
+                cls, embeddings=vectors, embedding_dim=vectors_dim
+            )
+    # The paper's names for the hierarchical variants.
+    models.update(
+        {"HN-ATT": models["han"], "HN-AVE": models["han_ave"], "HN-MAX": models["han_max"]}
+    )
+    for name in linear_baselines():
+        models[name] = baseline(linear_baselines, name, TABLE_2_BASELINE)
+    for name in tuned_baselines():
+        models[name] = baseline(tuned_baselines, name, TUNED_BASELINE)
+    return models
+
+
+def model_kind(name: str, models: dict[str, ModelEntry] | None = None) -> str:
+    """The kind of a registered model: an attention model, a Table-2 or a tuned baseline.
+
+    Parameters
+    ----------
+    name : str
+        A model name of ``models``.
+    models : dict of str to ModelEntry, optional
+        A registry; default :func:`available_models`.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    KeyError
+        If ``name`` is not in the registry.
+
+    Examples
+    --------
+    >>> model_kind("han_ave"), model_kind("bow_tfidf"), model_kind("tfidf_logreg")
+    ('attention model', 'Table-2 baseline', 'tuned baseline')
+    """
+    models = available_models() if models is None else models
+    if name not in models:
+        raise KeyError(f"unknown model {name!r}; known: {sorted(models)}")
+    return models[name].kind

@@ -1,0 +1,53 @@
+"""The predict and explain commands read every file format the comparison reads."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from skattn import load, save
+from skattn.__main__ import main
+
+from estimators import small_self_attentive
+
+
+@pytest.fixture(scope="module")
+def saved_model(toy, tmp_path_factory):
+    X, y = toy
+    return save(
+        small_self_attentive(max_epochs=1).fit(X, y), tmp_path_factory.mktemp("m") / "m.skattn"
+    )
+
+
+@pytest.mark.parametrize("suffix", [".ndjson", ".jsonl"])
+def test_predict_reads_json_lines_files(suffix, saved_model, toy, tmp_path):
+    X, _ = toy
+    documents = [X[0], "", X[1]]
+    path = tmp_path / f"docs{suffix}"
+    lines = [json.dumps({"id": i, "body": text}) for i, text in enumerate(documents)]
+    # Blank lines between records are skipped.
+    path.write_text("\n\n".join(lines) + "\n", encoding="utf-8")
+    output = tmp_path / "predictions.csv"
+    argv = ["predict", str(saved_model), "--file", str(path), "--text-column", "body"]
+    assert main([*argv, "--output", str(output)]) == 0
+    rows = list(csv.DictReader(open(output, encoding="utf-8")))
+    assert [row["text"] for row in rows] == documents
+    probabilities = np.array([[float(r["proba_neg"]), float(r["proba_pos"])] for r in rows])
+    np.testing.assert_allclose(probabilities, load(saved_model).predict_proba(documents), atol=1e-6)
+
+
+def test_explain_reads_an_ndjson_file(saved_model, toy, tmp_path):
+    X, _ = toy
+    path = tmp_path / "docs.ndjson"
+    path.write_text("".join(json.dumps({"text": t}) + "\n" for t in X[:3]), encoding="utf-8")
+    output = tmp_path / "page.html"
+    assert main(["explain", str(saved_model), "--file", str(path), "--output", str(output)]) == 0
+    assert output.read_text(encoding="utf-8").count('class="doc"') == 3
+
+
+def test_a_missing_text_column_is_named(saved_model, tmp_path, capsys):
+    path = tmp_path / "docs.ndjson"
+    path.write_text(json.dumps({"body": "a film"}) + "\n", encoding="utf-8")
+    assert main(["predict", str(saved_model), "--file", str(path)]) == 1
+    assert "has no column 'text'; its columns are ['body']" in capsys.readouterr().err
