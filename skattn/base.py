@@ -56,7 +56,7 @@ from skattn.net import (
     user_callback_types,
 )
 from skattn.text import PAD_ID, EncodedCorpus, TextEncoder
-from skattn.utils.params import Interval, Options, validate_params
+from skattn.utils.params import POSITIVE_INT, Interval, Options, validate_params
 from skattn.utils.runtime import resolve_device, seeded, torch_threads
 from skattn.utils.validation import (
     as_label_array,
@@ -68,8 +68,6 @@ from skattn.utils.validation import (
     text_input_tags,
 )
 
-_positive_int = Interval(Integral, 1, None, "left")
-
 #: Share of the training documents above which blank or truncated
 #: documents are worth a warning at fit.
 NOTABLE_SHARE = 0.01
@@ -77,15 +75,15 @@ NOTABLE_SHARE = 0.01
 #: Constraints of the network and training parameters every attention
 #: classifier has (text parameters take theirs from TextEncoder).
 COMMON_CONSTRAINTS: dict[str, list] = {
-    "embedding_dim": [_positive_int],
-    "hidden_size": [_positive_int],
+    "embedding_dim": [POSITIVE_INT],
+    "hidden_size": [POSITIVE_INT],
     "dropout": [Interval(Real, 0, 1, "left")],
     # Strings, paths, KeyedVectors, dicts: checked by check_embeddings_source.
     "embeddings": "no_validation",
     "freeze_embeddings": ["boolean"],
-    "max_epochs": [_positive_int],
-    "batch_size": [_positive_int],
-    "batch_tokens": [_positive_int, None],
+    "max_epochs": [POSITIVE_INT],
+    "batch_size": [POSITIVE_INT],
+    "batch_tokens": [POSITIVE_INT, None],
     "lr": [Interval(Real, 0, None, "neither")],
     "optimizer": [Options(OPTIMIZERS), type],
     "momentum": [Interval(Real, 0, 1, "left")],
@@ -95,14 +93,14 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "warmup_epochs": [Interval(Integral, 0, None, "left")],
     "early_stopping": ["boolean"],
     "validation_fraction": [Interval(Real, 0, 1, "neither"), None],
-    "n_iter_no_change": [_positive_int],
+    "n_iter_no_change": [POSITIVE_INT],
     "checkpoint_dir": [str, os.PathLike, None],
     "warm_start": ["boolean"],
     "callbacks": [list, None],
     "net_params": [dict, None],
     "class_weight": [Options({"balanced"}), dict, None],
     "device": [str, None],
-    "threads": [_positive_int, None],
+    "threads": [POSITIVE_INT, None],
     "random_state": ["random_state"],
     "verbose": ["verbose"],
 }

@@ -22,83 +22,170 @@ grid-searched:
 Two readings are ours, as the paper leaves them open: "divided by the
 largest feature value" is one number, the largest value of the training
 feature matrix (not a per-column maximum); the logistic regression, for
-which the paper names no regularisation, has a weak L2 penalty (C=100):
-with features divided by their largest value, scikit-learn's default C=1
-underfits (measured on TREC's fixed split, BOW TFIDF: 70.0% at C=1, 84.6%
-at C=10, 86.4% at C=100, 87.2% at C=1000). Words are scikit-learn's default
-tokens (two or more word characters, lowercased).
+which the paper names no regularisation, has a weak L2 penalty (C=100),
+as scikit-learn's default C=1 underfits features divided by their largest
+value (RESULTS.md has the measurements). The count baselines' words are
+scikit-learn's default tokens (two or more word characters, lowercased);
+:class:`BagOfMeans` tokenises as the attention models do
+(``DEFAULT_TOKEN_PATTERN``).
 
-The better-tuned variants the project used before (scikit-learn's smoothed,
-L2-normalised TF-IDF, C=10; the average word2vec vector) stay available
-under their own names in :func:`tuned_baselines`, with ``tfidf_logreg``, a
-tuned 1–2-gram TF-IDF reference. :func:`linear_baselines` returns the five
-of Table 2.
+Better-tuned variants that are not the paper's (scikit-learn's smoothed,
+L2-normalised TF-IDF, C=10; the average word2vec vector) are in
+:func:`tuned_baselines`, with ``tfidf_logreg``, a tuned 1–2-gram TF-IDF
+reference. :func:`linear_baselines` returns the five of Table 2.
+
+Vocabulary options keep scikit-learn's names here. The attention
+estimators (and :class:`~skattn.text.TextEncoder`) name the same two
+choices differently:
+
+- ``max_features`` (an argument of :func:`bow`, :func:`bow_tfidf`,
+  :func:`ngrams`, :func:`ngrams_tfidf`) is their ``max_vocab``: both keep
+  the terms with the largest total count in the fit documents (ties at the
+  cut: alphabetical for ``max_vocab``, unspecified for ``max_features``).
+  The attention models add three reserved ids (padding, unknown, blank
+  document) to their ``max_vocab`` words.
+- ``min_df`` (the vectorizer's, e.g. ``countvectorizer__min_df`` in
+  ``set_params``) plays the part of their ``min_count`` in another unit:
+  ``min_df`` counts the documents that contain a term (a float is a share
+  of the documents), ``min_count`` counts the term's occurrences. A word
+  used three times in one document has count 3 but document frequency 1,
+  so ``min_df=k`` keeps only words that ``min_count=k`` keeps too.
+- :class:`BagOfMeans` and :class:`MeanWordVectors` take ``min_count`` in
+  the attention models' sense (occurrences; word2vec's own option).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    OneToOneFeatureMixin,
+    TransformerMixin,
+)
 from sklearn.cluster import MiniBatchKMeans
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skattn.embeddings import train_word2vec
 from skattn.text import DEFAULT_TOKEN_PATTERN, TextEncoder
-from skattn.utils.validation import check_text_input
+from skattn.utils.params import POSITIVE_INT, Interval, validate_params
+from skattn.utils.validation import check_text_input, text_input_tags
+
+#: What the numeric transformers read: dense or sparse, converted to float.
+_NUMERIC = dict(accept_sparse="csr", dtype=(np.float64, np.float32))
 
 
-def _text_tags(tags):
-    """Documents are text, as in scikit-learn's own vectorizers."""
-    tags.input_tags.string = True
-    tags.input_tags.two_d_array = False
+# The transformers with sparse output opt out of set_output's pandas wrapping
+# (auto_wrap_output_keys=None), as scikit-learn's TfidfTransformer does: a
+# pandas output configuration then leaves their sparse matrices as they are.
+
+
+def _sparse_input_tags(tags):
+    """Numbers, dense or sparse (the output of a vectorizer)."""
+    tags.input_tags.sparse = True
     return tags
 
 
-class LogIdfTransformer(TransformerMixin, BaseEstimator):
+class LogIdfTransformer(
+    OneToOneFeatureMixin, TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
+):
     """Multiply term counts by idf = log(N / df), df counted on the fit data.
 
     Zhang et al. 2015's TF-IDF: counts as term frequency, no smoothing, no
     +1, no row normalisation (unlike scikit-learn's ``TfidfTransformer``).
+    N is the number of fit documents (rows) and df the number of them in
+    which the feature is non-zero; a feature that is zero in every fit
+    document gets idf 0.
 
     Attributes
     ----------
-    idf_ : ndarray of shape (n_features,)
+    idf_ : ndarray of shape (n_features_in_,)
+        The idf of each feature.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column
+        names (a DataFrame).
 
     Examples
     --------
     >>> import numpy as np
     >>> counts = np.array([[2, 1, 0], [1, 0, 1], [0, 0, 3]])
-    >>> LogIdfTransformer().fit(counts).idf_.round(4).tolist()  # log(3/2), log(3), log(3/2)
+    >>> idf = LogIdfTransformer().fit(counts)
+    >>> idf.idf_.round(4).tolist()  # log(3/2), log(3), log(3/2)
     [0.4055, 1.0986, 0.4055]
+    >>> idf.transform(counts).toarray().round(4).tolist()[0]
+    [0.8109, 1.0986, 0.0]
     """
 
     def fit(self, X, y=None) -> LogIdfTransformer:
-        """Count each feature's document frequency in ``X`` (documents × features)."""
-        X = sp.csr_matrix(X)
-        df = np.bincount(X.indices, minlength=X.shape[1])
-        # A feature seen in no fit document gets idf 0 (it cannot be weighed).
-        self.idf_ = np.log(X.shape[0] / np.maximum(df, 1)) * (df > 0)
+        """Count each feature's document frequency.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_documents, n_features)
+            Term counts (finite numbers).
+        y : ignored
+
+        Returns
+        -------
+        self : LogIdfTransformer
+        """
+        X = validate_data(self, X, **_NUMERIC)
+        if sp.issparse(X):
+            df = np.bincount(X.indices, weights=X.data != 0, minlength=X.shape[1])
+        else:
+            df = np.count_nonzero(X, axis=0)
+        seen = df > 0
+        self.idf_ = np.zeros(X.shape[1])
+        self.idf_[seen] = np.log(X.shape[0] / df[seen])
         return self
 
     def transform(self, X) -> sp.csr_matrix:
-        """``X`` with each column multiplied by its idf."""
-        check_is_fitted(self, "idf_")
-        return sp.csr_matrix(X).multiply(self.idf_).tocsr()
+        """Multiply each column of ``X`` by its idf.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_documents, n_features_in_)
+
+        Returns
+        -------
+        csr_matrix of float64, shape (n_documents, n_features_in_)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, **_NUMERIC)
+        return (sp.csr_matrix(X) @ sp.diags(self.idf_)).tocsr()
+
+    def __sklearn_tags__(self):
+        return _sparse_input_tags(super().__sklearn_tags__())
 
 
-class LargestValueScaler(TransformerMixin, BaseEstimator):
+class LargestValueScaler(
+    OneToOneFeatureMixin, TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
+):
     """Divide every feature by the largest feature value of the fit data.
+
+    One number for the whole matrix (not one per column), as Zhang et al.
+    2015 divide their features "by the largest feature value".
 
     Attributes
     ----------
     scale_ : float
-        The largest value of the fit matrix (1 if it is all zeros).
+        The largest value of the fit matrix (1 if none is positive).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column
+        names (a DataFrame).
 
     Examples
     --------
@@ -109,19 +196,55 @@ class LargestValueScaler(TransformerMixin, BaseEstimator):
     """
 
     def fit(self, X, y=None) -> LargestValueScaler:
-        """Find the largest value of ``X``."""
-        largest = sp.csr_matrix(X).max()
-        self.scale_ = float(largest) if largest > 0 else 1.0
+        """Find the largest value of ``X``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_documents, n_features)
+            Finite numbers.
+        y : ignored
+
+        Returns
+        -------
+        self : LargestValueScaler
+        """
+        X = validate_data(self, X, **_NUMERIC)
+        largest = float(X.max())
+        self.scale_ = largest if largest > 0 else 1.0
         return self
 
     def transform(self, X) -> sp.csr_matrix:
-        """``X`` divided by ``scale_``."""
-        check_is_fitted(self, "scale_")
+        """Divide ``X`` by ``scale_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_documents, n_features_in_)
+
+        Returns
+        -------
+        csr_matrix of float64, shape (n_documents, n_features_in_)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, **_NUMERIC)
         return sp.csr_matrix(X, dtype=np.float64) / self.scale_
 
+    def __sklearn_tags__(self):
+        return _sparse_input_tags(super().__sklearn_tags__())
 
-class _Word2VecFeatures(TransformerMixin, BaseEstimator):
+
+class _Word2VecFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """What the word2vec-based baselines share: tokens, and word2vec on the fit documents."""
+
+    _parameter_constraints: dict = {
+        "vector_size": [POSITIVE_INT],
+        "min_count": [POSITIVE_INT],
+        "window": [POSITIVE_INT],
+        "epochs": [POSITIVE_INT],
+        "lowercase": ["boolean"],
+        "token_pattern": [str],
+        # gensim takes an int seed below 2**32 or None, never a RandomState.
+        "random_state": [Interval(Integral, 0, 2**32 - 1, "both"), None],
+    }
 
     def _analyzer(self):
         return TextEncoder(
@@ -129,9 +252,19 @@ class _Word2VecFeatures(TransformerMixin, BaseEstimator):
         ).build_analyzer()
 
     def _train_vectors(self, X: Sequence[str]):
+        """Validate the parameters and ``X``, then train word2vec on its tokens."""
+        validate_params(self)
         analyze = self._analyzer()
+        sentences = [analyze(doc) for doc in check_text_input(X)]
+        counts = Counter(chain.from_iterable(sentences))
+        most = max(counts.values(), default=0)
+        if most < self.min_count:
+            raise ValueError(
+                f"min_count={self.min_count} leaves no word with a vector: the most frequent "
+                f"token of X is seen {most} times."
+            )
         return train_word2vec(
-            [analyze(doc) for doc in check_text_input(X)],
+            sentences,
             vector_size=self.vector_size,
             window=self.window,
             min_count=self.min_count,
@@ -140,10 +273,10 @@ class _Word2VecFeatures(TransformerMixin, BaseEstimator):
         )
 
     def __sklearn_tags__(self):
-        return _text_tags(super().__sklearn_tags__())
+        return text_input_tags(super().__sklearn_tags__())
 
 
-class BagOfMeans(_Word2VecFeatures):
+class BagOfMeans(_Word2VecFeatures, auto_wrap_output_keys=None):
     """Bag of k-means of word2vec vectors (Zhang et al. 2015's bag-of-means).
 
     ``fit`` trains word2vec (gensim skip-gram) on the documents, keeping
@@ -165,7 +298,9 @@ class BagOfMeans(_Word2VecFeatures):
         word2vec's context window and passes.
     lowercase : bool, default=True
     token_pattern : str, default=DEFAULT_TOKEN_PATTERN
-    random_state : int, default=0
+    random_state : int or None, default=0
+        Seed of word2vec and k-means: an int in [0, 2**32 - 1] (gensim's
+        seed), or None for unseeded (not reproducible) fits.
 
     Attributes
     ----------
@@ -177,10 +312,17 @@ class BagOfMeans(_Word2VecFeatures):
     Examples
     --------
     >>> docs = ["good film", "bad film", "good plot", "bad plot"] * 10
-    >>> bag = BagOfMeans(vector_size=4, n_means=2, min_count=1)  # doctest: +SKIP
-    >>> bag.fit_transform(docs).shape  # doctest: +SKIP
-    (40, 2)
+    >>> bag = BagOfMeans(vector_size=4, n_means=2, min_count=1).fit(docs)
+    >>> bag.transform(["good film", "a good good plot"]).toarray().sum(axis=1).tolist()
+    [2.0, 3.0]
+    >>> bag.get_feature_names_out().tolist()
+    ['bagofmeans0', 'bagofmeans1']
     """
+
+    _parameter_constraints: dict = {
+        **_Word2VecFeatures._parameter_constraints,
+        "n_means": [POSITIVE_INT],
+    }
 
     def __init__(
         self,
@@ -191,7 +333,7 @@ class BagOfMeans(_Word2VecFeatures):
         epochs: int = 5,
         lowercase: bool = True,
         token_pattern: str = DEFAULT_TOKEN_PATTERN,
-        random_state: int = 0,
+        random_state: int | None = 0,
     ):
         self.vector_size = vector_size
         self.min_count = min_count
@@ -203,7 +345,18 @@ class BagOfMeans(_Word2VecFeatures):
         self.random_state = random_state
 
     def fit(self, X: Sequence[str], y=None) -> BagOfMeans:
-        """Learn word vectors, their means, and each word's mean."""
+        """Learn word vectors, their means, and each word's mean.
+
+        Parameters
+        ----------
+        X : sequence of str
+            Training documents.
+        y : ignored
+
+        Returns
+        -------
+        self : BagOfMeans
+        """
         vectors = self._train_vectors(X)
         self.n_means_ = min(self.n_means, len(vectors.index_to_key))
         kmeans = MiniBatchKMeans(
@@ -213,16 +366,31 @@ class BagOfMeans(_Word2VecFeatures):
         return self
 
     def transform(self, X: Sequence[str]) -> sp.csr_matrix:
-        """Counts of the means of each document's words, shape (n, ``n_means_``)."""
+        """Count the means of each document's words (words without a vector are skipped).
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        csr_matrix of float64, shape (n_documents, ``n_means_``)
+        """
         check_is_fitted(self, "word_means_")
+        docs = check_text_input(X)
         analyze, means = self._analyzer(), self.word_means_
         rows, cols = [], []
-        for i, doc in enumerate(check_text_input(X)):
+        for i, doc in enumerate(docs):
             found = [means[t] for t in analyze(doc) if t in means]
             rows += [i] * len(found)
             cols += found
         data = np.ones(len(rows))
-        return sp.csr_matrix((data, (rows, cols)), shape=(len(X), self.n_means_))
+        return sp.csr_matrix((data, (rows, cols)), shape=(len(docs), self.n_means_))
+
+    @property
+    def _n_features_out(self) -> int:
+        """Number of output columns, for ``get_feature_names_out``."""
+        return self.n_means_
 
 
 def _logistic(C: float = 1.0) -> LogisticRegression:
@@ -343,7 +511,7 @@ def tfidf_logreg(C: float = 10.0) -> Pipeline:
 
 
 class MeanWordVectors(_Word2VecFeatures):
-    """The average word2vec vector of each document (bag of means).
+    """The average word2vec vector of each document.
 
     ``fit`` trains word2vec on the training documents; ``transform`` averages
     the vectors of each document's known words (zeros when it has none).
@@ -356,7 +524,9 @@ class MeanWordVectors(_Word2VecFeatures):
     epochs : int, default=10
     lowercase : bool, default=True
     token_pattern : str, default=DEFAULT_TOKEN_PATTERN
-    random_state : int, default=0
+    random_state : int or None, default=0
+        Seed of word2vec: an int in [0, 2**32 - 1] (gensim's seed), or None
+        for unseeded (not reproducible) fits.
 
     Attributes
     ----------
@@ -366,7 +536,7 @@ class MeanWordVectors(_Word2VecFeatures):
     Examples
     --------
     >>> docs = ["a good film", "a bad film"] * 10
-    >>> MeanWordVectors(vector_size=3).fit_transform(docs).shape  # doctest: +SKIP
+    >>> MeanWordVectors(vector_size=3).fit_transform(docs).shape
     (20, 3)
     """
 
@@ -378,7 +548,7 @@ class MeanWordVectors(_Word2VecFeatures):
         epochs: int = 10,
         lowercase: bool = True,
         token_pattern: str = DEFAULT_TOKEN_PATTERN,
-        random_state: int = 0,
+        random_state: int | None = 0,
     ):
         self.vector_size = vector_size
         self.window = window
@@ -389,20 +559,46 @@ class MeanWordVectors(_Word2VecFeatures):
         self.random_state = random_state
 
     def fit(self, X: Sequence[str], y=None) -> MeanWordVectors:
-        """Train word2vec on the documents ``X``."""
+        """Train word2vec on the documents ``X``.
+
+        Parameters
+        ----------
+        X : sequence of str
+            Training documents.
+        y : ignored
+
+        Returns
+        -------
+        self : MeanWordVectors
+        """
         self.vectors_ = self._train_vectors(X)
         return self
 
     def transform(self, X: Sequence[str]) -> np.ndarray:
-        """Mean vector of each document's known words, shape (n, vector_size)."""
+        """Average the vectors of each document's known words (zeros when it has none).
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        ndarray of float32, shape (n_documents, vector_size)
+        """
         check_is_fitted(self, "vectors_")
+        docs = check_text_input(X)
         analyze, vectors = self._analyzer(), self.vectors_
-        out = np.zeros((len(X), self.vector_size), dtype=np.float32)
-        for i, doc in enumerate(check_text_input(X)):
+        out = np.zeros((len(docs), vectors.vector_size), dtype=np.float32)
+        for i, doc in enumerate(docs):
             ids = [vectors.key_to_index[t] for t in analyze(doc) if t in vectors.key_to_index]
             if ids:
                 out[i] = vectors.vectors[ids].mean(axis=0)
         return out
+
+    @property
+    def _n_features_out(self) -> int:
+        """Number of output columns, for ``get_feature_names_out``."""
+        return self.vectors_.vector_size
 
 
 def tuned_baselines() -> dict[str, Pipeline]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -13,9 +13,7 @@ from skattn.base import COMMON_CONSTRAINTS, AttentionClassifierBase
 from skattn.modules.hierarchical import HierarchicalAttentionNet
 from skattn.modules.self_attentive import SelfAttentiveNet
 from skattn.text import DEFAULT_TOKEN_PATTERN, TextEncoder
-from skattn.utils.params import Interval, Options
-
-_positive_int = Interval(Integral, 1, None, "left")
+from skattn.utils.params import POSITIVE_INT, Interval, Options
 
 
 @fill_shared_docs
@@ -134,11 +132,11 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
     _parameter_constraints: dict = {
         **COMMON_CONSTRAINTS,
         **TextEncoder.parameter_constraints(_text_params),
-        "attention_dim": [_positive_int],
-        "attention_hops": [_positive_int],
+        "attention_dim": [POSITIVE_INT],
+        "attention_hops": [POSITIVE_INT],
         "penalty": [Interval(Real, 0, None, "left")],
         "pooling": [Options({"flatten", "max", "mean"})],
-        "mlp_hidden": [_positive_int],
+        "mlp_hidden": [POSITIVE_INT],
         "dropout_placement": [Options({"embeddings", "authors"})],
     }
 
@@ -401,10 +399,10 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
     _parameter_constraints: dict = {
         **COMMON_CONSTRAINTS,
         **TextEncoder.parameter_constraints(_text_params),
-        "sentence_hidden_size": [_positive_int],
-        "context_dim": [_positive_int],
+        "sentence_hidden_size": [POSITIVE_INT],
+        "context_dim": [POSITIVE_INT],
         "pooling": [Options({"attention", "mean", "max"})],
-        "chunk_size": [_positive_int, None],
+        "chunk_size": [POSITIVE_INT, None],
     }
 
     #: Yang et al. 2016, section 3.3 (see :meth:`from_paper`).

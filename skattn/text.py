@@ -46,14 +46,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.utils.validation import check_is_fitted
 
-from skattn.utils.params import Interval, Options, validate_params
+from skattn.utils.params import POSITIVE_INT, Options, validate_params
 from skattn.utils.validation import check_text_input, text_input_tags
 
 PAD_ID = 0
@@ -294,12 +293,12 @@ class TextEncoder(BaseEstimator):
         "tokenizer": [Options(TOKENIZERS), callable, None],
         "strip_accents": [Options({"ascii", "unicode"}), None],
         "analyzer": [Options({"word", "char"})],
-        "min_count": [Interval(Integral, 1, None, "left")],
-        "max_vocab": [Interval(Integral, 1, None, "left"), None],
-        "max_length": [Interval(Integral, 1, None, "left"), None],
+        "min_count": [POSITIVE_INT],
+        "max_vocab": [POSITIVE_INT, None],
+        "max_length": [POSITIVE_INT, None],
         "sentence_split": [Options(set(_SENTENCE_SPLITTERS)), callable, None],
-        "max_sentences": [Interval(Integral, 1, None, "left"), None],
-        "max_sentence_length": [Interval(Integral, 1, None, "left"), None],
+        "max_sentences": [POSITIVE_INT, None],
+        "max_sentence_length": [POSITIVE_INT, None],
     }
 
     def __init__(

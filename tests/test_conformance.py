@@ -5,27 +5,9 @@ import sklearn.utils.estimator_checks as sk_checks
 from sklearn.base import clone
 
 from skattn import TextEncoder
-from skattn.utils.estimator_checks import text_estimator_checks
+from skattn.utils.estimator_checks import DATA_FREE_CHECKS, text_estimator_checks
 
 from estimators import ALL_ESTIMATORS
-
-#: The checks scikit-learn's suite runs without data (with string=True,
-#: two_d_array=False it skips every check that needs numeric 2-D X).
-#: Its check_param_validation is tied to scikit-learn's private constraint
-#: classes; the text checks run our version of it (check_param_validation).
-DATA_FREE_CHECKS = [
-    "check_estimator_cloneable",
-    "check_estimator_repr",
-    "check_no_attributes_set_in_init",
-    "check_do_not_raise_errors_in_init_or_set_params",
-    "check_mixin_order",
-    "check_valid_tag_types",
-    "check_estimator_tags_renamed",
-    "check_get_params_invariance",
-    "check_set_params",
-    "check_parameters_default_constructible",
-    "check_estimator_sparse_tag",
-]
 
 PUBLIC = {**{name: make() for name, make in ALL_ESTIMATORS.items()}, "TextEncoder": TextEncoder()}
 

@@ -88,12 +88,27 @@ def _vector_source(form, given_vectors, tmp_path):
 @pytest.mark.parametrize("form", ["dict", "glove_file", "word2vec_text", "keyedvectors"])
 def test_pretrained_matrix_fills_the_rows_of_known_words(form, given_vectors, tmp_path):
     source = _vector_source(form, given_vectors, tmp_path)
-    vocabulary = {"good": 2, "film": 3, "zzz": 4, "not": 5}
-    matrix, coverage = pretrained_matrix(source, vocabulary, 6, 16, random_state=0)
-    assert coverage == 0.75 and matrix.shape == (6, 16) and not matrix[PAD_ID].any()
+    vocabulary = {"good": 3, "film": 4, "zzz": 5, "not": 6}  # words start at 3 (see below)
+    matrix, coverage = pretrained_matrix(source, vocabulary, 7, 16, random_state=0)
+    assert coverage == 0.75 and matrix.shape == (7, 16) and not matrix[PAD_ID].any()
     for word in ("good", "film", "not"):
         np.testing.assert_array_equal(matrix[vocabulary[word]], given_vectors[word])
-    assert matrix[4].any() and not np.isin(matrix[4], given_vectors["good"]).all()
+    assert matrix[5].any() and not np.isin(matrix[5], given_vectors["good"]).all()
+
+
+def test_pretrained_rows_follow_the_ids_the_encoder_gives(given_vectors):
+    encoder = TextEncoder().fit(["good film", "not a good movie", ""])
+    # 0 padding, 1 unknown, 2 the blank document: the first word is id 3.
+    assert encoder.id_to_token_[:3] == ["<pad>", "<unk>", "<empty>"]
+    assert sorted(encoder.vocabulary_.values()) == list(range(3, 8))
+    matrix, coverage = pretrained_matrix(
+        given_vectors, encoder.vocabulary_, encoder.vocab_size_, 16
+    )
+    assert coverage == 1.0 and not matrix[PAD_ID].any()
+    for word, row in encoder.vocabulary_.items():
+        np.testing.assert_array_equal(matrix[row], given_vectors[word])
+    for reserved in (1, 2):  # unknown and blank rows hold no word's vector
+        assert not any(np.array_equal(matrix[reserved], v) for v in given_vectors.values())
 
 
 def test_estimators_start_from_the_pretrained_rows(given_vectors, toy):

@@ -18,10 +18,12 @@ wording of scikit-learn's own validation (this module replaces the private
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+
+_CLOSED = ("left", "right", "both", "neither")
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -38,12 +40,24 @@ class Interval:
 
     Parameters
     ----------
-    type : type
-        ``Integral`` or ``Real``; bools are never accepted as numbers.
-    left, right : float or None
-        Bounds.
-    closed : {"left", "right", "both", "neither"}
-        Which bounds belong to the interval.
+    type : {numbers.Integral, numbers.Real}
+        The numbers accepted; bools are never accepted as numbers.
+    left, right : int, float or None
+        Bounds (None: unbounded on that side). For ``Integral`` they must be
+        ints; ``left`` may not exceed ``right``.
+    closed : {"left", "right", "both", "neither"}, default="both"
+        Which bounds belong to the interval (an unbounded side is always
+        open).
+
+    Raises
+    ------
+    TypeError
+        ``type`` is neither ``Integral`` nor ``Real``, or a bound is not a
+        number (an int bound for ``Integral``).
+    ValueError
+        ``closed`` is not one of the four options, a bound is NaN, or the
+        interval is empty (``left > right``, or ``left == right`` with a
+        bound left out).
 
     Examples
     --------
@@ -52,6 +66,10 @@ class Interval:
     True
     >>> Interval(Real, 0, 1, "left").accepts(1.0)
     False
+    >>> Interval(Real, 0, 1, "lft")
+    Traceback (most recent call last):
+    ...
+    ValueError: Interval: closed must be one of 'left', 'right', 'both', 'neither'; got 'lft'.
     """
 
     type: type
@@ -59,8 +77,42 @@ class Interval:
     right: float | None
     closed: str = "both"
 
+    def __post_init__(self) -> None:
+        if self.type not in (Integral, Real):
+            raise TypeError(
+                f"Interval: type must be numbers.Integral or numbers.Real; got {self.type!r}."
+            )
+        if self.closed not in _CLOSED:
+            options = ", ".join(repr(c) for c in _CLOSED)
+            raise ValueError(f"Interval: closed must be one of {options}; got {self.closed!r}.")
+        for side in ("left", "right"):
+            bound = getattr(self, side)
+            if bound is None:
+                continue
+            if isinstance(bound, bool) or not isinstance(bound, self.type):
+                kind = "an int" if self.type is Integral else "a real number"
+                raise TypeError(
+                    f"Interval: {side} must be None or {kind} for an interval over "
+                    f"{self.type.__name__}; got {bound!r}."
+                )
+            if bound != bound:
+                raise ValueError(f"Interval: {side} is NaN; use None for an unbounded side.")
+        if self.left is not None and self.right is not None:
+            if self.left > self.right:
+                raise ValueError(
+                    f"Interval: left={self.left!r} is greater than right={self.right!r}."
+                )
+            if self.left == self.right and self.closed != "both":
+                raise ValueError(
+                    f"Interval: left == right == {self.left!r} with closed={self.closed!r} "
+                    "holds no number; use closed='both' for a single value."
+                )
+
     def accepts(self, value: Any) -> bool:
+        """Whether ``value`` is a number of ``type`` inside the bounds (NaN never is)."""
         if isinstance(value, bool) or not isinstance(value, self.type):
+            return False
+        if value != value:  # NaN compares False with every bound
             return False
         if self.left is not None:
             if value < self.left or (value == self.left and self.closed in ("right", "neither")):
@@ -77,6 +129,10 @@ class Interval:
         opening = "[" if self.closed in ("left", "both") and self.left is not None else "("
         closing = "]" if self.closed in ("right", "both") and self.right is not None else ")"
         return f"{kind} in the range {opening}{left}, {right}{closing}"
+
+
+#: Integers from 1 up: the constraint of sizes and counts (``[POSITIVE_INT]``).
+POSITIVE_INT = Interval(Integral, 1, None, "left")
 
 
 @dataclass(frozen=True)
