@@ -225,6 +225,14 @@ def to_frame(records: list[dict]):
     Returns
     -------
     pandas.DataFrame
+
+    Examples
+    --------
+    >>> record = {"tokens": ["a", "fine", "film"], "prediction": "pos",
+    ...           "attention": np.array([[0.2, 0.6, 0.2], [0.0, 1.0, 0.0]])}
+    >>> frame = to_frame([record])
+    >>> frame[["token", "weight", "hop_1"]].to_dict("list")
+    {'token': ['a', 'fine', 'film'], 'weight': [0.1, 0.8, 0.1], 'hop_1': [0.0, 1.0, 0.0]}
     """
     import pandas as pd
 
@@ -283,6 +291,15 @@ def plot(record: dict, ax=None):
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> record = {"tokens": ["a", "fine", "film"], "prediction": "pos",
+    ...           "attention": np.array([[0.2, 0.6, 0.2], [0.0, 1.0, 0.0]])}
+    >>> figure = plot(record)
+    >>> figure.axes[0].get_title()
+    'predicted: pos'
+    >>> figure.savefig("attention.png")  # doctest: +SKIP
     """
     try:
         from matplotlib.colors import PowerNorm
@@ -345,7 +362,24 @@ class Explanations(list):
     """The per-document explanation dicts, with views: frame, HTML, figures.
 
     A plain ``list`` of dicts (see the module docstring for their keys);
-    ``_repr_html_`` shows the HTML inline in Jupyter.
+    ``_repr_html_`` shows the HTML inline in Jupyter. Estimators'
+    ``explain`` returns one.
+
+    Examples
+    --------
+    >>> explanations = Explanations([
+    ...     {"tokens": ["a", "fine", "film"], "prediction": "pos",
+    ...      "proba": np.array([0.1, 0.9]),
+    ...      "attention": np.array([[0.2, 0.6, 0.2]])},
+    ... ])
+    >>> explanations[0]["tokens"]
+    ['a', 'fine', 'film']
+    >>> explanations.to_frame()["weight"].tolist()
+    [0.2, 0.6, 0.2]
+    >>> explanations.to_html().startswith("<!DOCTYPE html>")
+    True
+    >>> explanations.save_html("attention.html")  # doctest: +SKIP
+    PosixPath('attention.html')
     """
 
     def to_frame(self):

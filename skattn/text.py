@@ -194,6 +194,17 @@ class EncodedCorpus:
         ``max_sentence_length``), how many documents it shortened.
     n_blank : int
         How many documents yielded no token (encoded as ``<empty>``).
+
+    Examples
+    --------
+    >>> enc = TextEncoder(sentence_split="punctuation").fit(["Good film. Loved it!", "Dull."])
+    >>> corpus = enc.encode(["Good film. Loved it!", "Dull."])
+    >>> len(corpus), corpus.document_lengths.tolist(), corpus.sentence_counts.tolist()
+    (2, [6, 2], [2, 1])
+    >>> [[enc.id_to_token_[i] for i in s] for s in corpus.sentences(0)]
+    [['good', 'film', '.'], ['loved', 'it', '!']]
+    >>> corpus.token_ids.dtype, corpus.sentence_offsets.tolist(), corpus.document_offsets.tolist()
+    (dtype('int64'), [0, 3, 6, 8], [0, 2, 3])
     """
 
     token_ids: np.ndarray

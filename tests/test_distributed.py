@@ -1,5 +1,7 @@
 """Grid search on a dask.distributed cluster equals the local search."""
 
+import re
+
 import joblib
 import numpy as np
 import pytest
@@ -34,13 +36,29 @@ def _search(n_jobs):
     return GridSearchCV(pipeline, grid, cv=cv, n_jobs=n_jobs)
 
 
+#: What joblib's dask backend names each task: a batch of ``n`` calls of ``function``.
+JOBLIB_TASK = re.compile(r"batch_of_(?P<function>\w+)_(?P<n>\d+)_calls")
+
+
+@pytest.mark.timeout(300)
 def test_dask_backed_search_equals_the_local_search(client, polarity_small):
     X, y = polarity_small
     X, y = X[:300], y[:300]
     local = _search(n_jobs=2).fit(X, y)
-    with joblib.parallel_config(backend="dask"):
-        remote = _search(n_jobs=-1).fit(X, y)
+    # The scheduler records every task it runs while this block is open.
+    with distributed.get_task_stream(client) as stream:
+        with joblib.parallel_config(backend="dask"):
+            remote = _search(n_jobs=-1).fit(X, y)
     assert remote.best_params_ == local.best_params_
     for key in [k for k in local.cv_results_ if k.startswith("split") or k == "mean_test_score"]:
         np.testing.assert_array_equal(remote.cv_results_[key], local.cv_results_[key])
-    assert len(client.scheduler_info()["workers"]) == 2
+    # The work ran on the cluster: every one of the 4 candidates x 3 folds
+    # fits was a task of the scheduler, run by one of its two workers.
+    workers = set(client.scheduler_info()["workers"])
+    assert len(workers) == 2
+    tasks = [(JOBLIB_TASK.match(str(task["key"])), task) for task in stream.data]
+    fits = [(m, task) for m, task in tasks if m and m["function"].endswith("fit_and_score")]
+    assert sum(int(match["n"]) for match, _ in fits) == 4 * 3, [t["key"] for _, t in tasks]
+    assert all(task["status"] == "OK" and task["worker"] in workers for _, task in fits)
+    # 12 tasks of about a second each on two single-threaded workers: both work.
+    assert {task["worker"] for _, task in fits} == workers

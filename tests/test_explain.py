@@ -26,8 +26,8 @@ def _parse_strict(page: str) -> ET.Element:
 
 def test_weights_sum_as_they_must(fitted, polarity_small):
     X, y = polarity_small
-    for record in fitted.explain(X[:20], y[:20]):
-        assert record["true_label"] in ("neg", "pos")
+    for record, label in zip(fitted.explain(X[:20], y[:20]), y[:20]):
+        assert record["true_label"] == label
         if "sentences" in record:
             np.testing.assert_allclose(record["sentence_attention"].sum(), 1, rtol=1e-5)
             for words in record["word_attention"]:
@@ -35,6 +35,47 @@ def test_weights_sum_as_they_must(fitted, polarity_small):
         else:
             np.testing.assert_allclose(record["attention"].sum(axis=1), 1, rtol=1e-5)
             np.testing.assert_allclose(summed_attention(record).sum(), 1, rtol=1e-6)
+
+
+#: Documents of distinct lengths (out of length order) and their sentences,
+#: tokenised by hand.
+ALIGNMENT_CASES = [
+    ("A fine, moving film!", [["a", "fine", ",", "moving", "film", "!"]]),
+    ("Bad", [["bad"]]),
+    (
+        "Too long. Far too slow? I left early.",
+        [["too", "long", "."], ["far", "too", "slow", "?"], ["i", "left", "early", "."]],
+    ),
+    ("Dull.", [["dull", "."]]),
+]
+
+
+def test_each_record_holds_its_own_documents_tokens_weights_and_label(fitted):
+    docs = [doc for doc, _ in ALIGNMENT_CASES]
+    # explain shows any true label: distinct ones make a label given to the
+    # wrong record visible.
+    y = np.array(["first", "second", "third", "fourth"])
+    records = fitted.explain(docs, y)
+    assert len(records) == len(docs)
+    probabilities, predictions = fitted.predict_proba(docs), fitted.predict(docs)
+    for i, (record, (doc, sentences)) in enumerate(zip(records, ALIGNMENT_CASES)):
+        assert record["true_label"] == y[i]
+        assert record["prediction"] == predictions[i]
+        np.testing.assert_allclose(record["proba"], probabilities[i], rtol=1e-5)
+        alone = fitted.explain([doc])[0]
+        if "sentences" in record:
+            assert record["sentences"] == sentences
+            assert record["sentence_attention"].shape == (len(sentences),)
+            assert [w.shape for w in record["word_attention"]] == [(len(s),) for s in sentences]
+            weights = [record["sentence_attention"], *record["word_attention"]]
+            expected = [alone["sentence_attention"], *alone["word_attention"]]
+        else:
+            tokens = [token for sentence in sentences for token in sentence]
+            assert record["tokens"] == tokens
+            assert record["attention"].shape == (2, len(tokens))  # 2 hops
+            weights, expected = [record["attention"]], [alone["attention"]]
+        for got, want in zip(weights, expected):  # the weights are this document's
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
 
 
 def test_frame_has_one_row_per_token(fitted, polarity_small):

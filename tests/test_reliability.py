@@ -1,6 +1,7 @@
 """No lost work: interrupted fits, checkpoints, warm starts; a fuzzed text encoder."""
 
 import os
+import re
 import string
 
 import numpy as np
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from skorch.callbacks import Callback
 
 from skattn import load, save
-from skattn.text import TextEncoder
+from skattn.text import DEFAULT_TOKEN_PATTERN, TextEncoder
 
 from estimators import SMALL_ESTIMATORS
 
@@ -95,8 +96,37 @@ def test_warm_start_continues_a_loaded_model_with_its_vocabulary(make, polarity_
     restored.fit(X[300:], y[300:])
     assert restored.encoder_.vocabulary_ == vocabulary
     assert not np.array_equal(restored.predict_proba(X[300:]), before)  # it trained further
-    with pytest.raises(ValueError, match="warm_start: y holds labels the model was not"):
+    with pytest.raises(ValueError, match=r"warm_start: y holds labels never seen in fit: \['meh"):
         restored.fit(X[:4], ["pos", "neg", "meh", "pos"])
+
+
+def _expected_tokens(doc, max_length):
+    """A document's tokens by the documented rule, without TextEncoder.
+
+    The default pattern over the lowercased text (sentence ends fall between
+    tokens, so splitting into sentences changes nothing), the first
+    ``max_length`` of them; a document without any is ``["<empty>"]``.
+    """
+    return re.findall(DEFAULT_TOKEN_PATTERN, doc.lower())[:max_length] or ["<empty>"]
+
+
+@pytest.mark.parametrize(
+    "doc, max_length, tokens",
+    [
+        ("It's GREAT!", None, ["it's", "great", "!"]),
+        ("a\x00b\tc\u200bd", None, ["a", "\x00", "b", "c", "\u200b", "d"]),
+        ("One. Two!\nThree?", 4, ["one", ".", "two", "!"]),
+        ("好看。真的！", None, ["好", "看", "。", "真", "的", "！"]),
+        ("x" * 5000, 2, ["x" * 5000]),
+        ("... ?!", None, [".", ".", ".", "?", "!"]),
+        (" \n\t ", 3, ["<empty>"]),
+    ],
+)
+def test_tokens_of_awkward_text_are_what_the_rule_says(doc, max_length, tokens):
+    encoder = TextEncoder(max_length=max_length, sentence_split="punctuation")
+    corpus = encoder.fit_encode([doc, "filler"])
+    assert [encoder.id_to_token_[j] for j in corpus.document(0)] == tokens
+    assert _expected_tokens(doc, max_length) == tokens  # the oracle of the fuzzed test agrees
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -126,7 +156,6 @@ def test_fuzzed_text_encodes_without_loss(docs, long_token, max_length):
     if max_length is not None:
         assert (lengths <= max_length).all()
     assert corpus.token_ids.min() >= 2 and corpus.token_ids.max() < encoder.vocab_size_
-    tokenized = encoder.tokenize(docs)
-    for i, sentences in enumerate(tokenized):
-        tokens = [t for s in sentences for t in s]
-        assert [encoder.id_to_token_[j] for j in corpus.document(i)] == tokens
+    for i, doc in enumerate(docs):
+        decoded = [encoder.id_to_token_[j] for j in corpus.document(i)]
+        assert decoded == _expected_tokens(doc, max_length)

@@ -16,6 +16,18 @@ class HierarchicalOutput(ModuleOutput):
     Fields: ``logits`` (batch, n_classes); ``sentence_attention``
     (batch, max_sentences); ``word_attention`` (batch, max_sentences,
     max_words); ``embedding`` (batch, 2h), the document vector v.
+
+    Examples
+    --------
+    >>> net = HierarchicalAttentionNet(vocab_size=10, n_classes=3, embedding_dim=4,
+    ...                                sentence_hidden=5)
+    >>> tokens = torch.tensor([[[2, 3], [4, 0]], [[5, 6], [0, 0]]])  # 2 documents
+    >>> out = net(tokens, torch.tensor([[2, 1], [2, 0]]))
+    >>> logits, sentence_attention, word_attention, embedding = out  # a tuple, logits first
+    >>> tuple(out.word_attention.shape), tuple(out.embedding.shape)
+    ((2, 2, 2), (2, 10))
+    >>> out.sentence_attention[1].tolist()  # the padding sentence gets weight 0
+    [1.0, 0.0]
     """
 
     fields = ("logits", "sentence_attention", "word_attention", "embedding")

@@ -19,6 +19,16 @@ class SelfAttentiveOutput(ModuleOutput):
     attention : Tensor (batch, hops, time), A; 0 on padding
     embedding : Tensor (batch, hops, 2u), M = A H
     penalty : Tensor (batch,), ‖AAᵀ − I‖²_F per example
+
+    Examples
+    --------
+    >>> net = SelfAttentiveNet(vocab_size=10, n_classes=2, hidden_size=3, attention_hops=2)
+    >>> out = net(torch.tensor([[4, 5, 6], [7, 8, 0]]), torch.tensor([3, 2]))
+    >>> logits, attention, embedding, penalty = out  # a tuple, logits first
+    >>> tuple(out.embedding.shape), tuple(out.penalty.shape)
+    ((2, 2, 6), (2,))
+    >>> out.attention is attention
+    True
     """
 
     fields = ("logits", "attention", "embedding", "penalty")

@@ -59,13 +59,33 @@ def _is_classifier(estimator) -> bool:
 
 
 def check_fit_returns_self(estimator, X, y) -> None:
-    """``fit`` returns the estimator itself."""
+    """``fit`` returns the estimator itself.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_fit_returns_self(tiny, X, y)  # no error: the rule holds
+    """
     est = clone(estimator)
     assert est.fit(X, y) is est, "fit must return self"
 
 
 def check_not_fitted(estimator, X, y) -> None:
-    """Every prediction method raises ``NotFittedError`` before ``fit``."""
+    """Every prediction method raises ``NotFittedError`` before ``fit``.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_not_fitted(tiny, X, y)  # no error: the rule holds
+    """
     for method in ("predict", "predict_proba", "decision_function", "transform"):
         if hasattr(estimator, method):
             try:
@@ -76,21 +96,51 @@ def check_not_fitted(estimator, X, y) -> None:
 
 
 def check_pickle_round_trip(estimator, X, y) -> None:
-    """A pickled and unpickled estimator predicts exactly as the original."""
+    """A pickled and unpickled estimator predicts exactly as the original.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_pickle_round_trip(tiny, X, y)  # no error: the rule holds
+    """
     est = clone(estimator).fit(X, y)
     restored = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(_outputs(restored, X), _outputs(est, X))
 
 
 def check_idempotent_fit(estimator, X, y) -> None:
-    """Fitting twice on the same data gives the same model as fitting once."""
+    """Fitting twice on the same data gives the same model as fitting once.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_idempotent_fit(tiny, X, y)  # no error: the rule holds
+    """
     est = clone(estimator)
     first = _outputs(est.fit(X, y), X)
     np.testing.assert_array_equal(_outputs(est.fit(X, y), X), first)
 
 
 def check_sample_order_independence(estimator, X, y) -> None:
-    """The fitted model does not depend on the order of the training samples."""
+    """The fitted model does not depend on the order of the training samples.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_sample_order_independence(tiny, X, y)  # no error: the rule holds
+    """
     order = np.random.RandomState(0).permutation(len(X))
     plain = _outputs(clone(estimator).fit(X, y), X)
     shuffled = clone(estimator).fit([X[i] for i in order], np.asarray(y)[order])
@@ -98,7 +148,17 @@ def check_sample_order_independence(estimator, X, y) -> None:
 
 
 def check_label_types(estimator, X, y) -> None:
-    """String, integer and boolean labels come back as given, as values of ``classes_``."""
+    """String, integer and boolean labels come back as given, as values of ``classes_``.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_label_types(tiny, X, y)  # no error: the rule holds
+    """
     if not _is_classifier(estimator):
         return
     first = np.asarray(y) == np.unique(y)[0]
@@ -111,7 +171,17 @@ def check_label_types(estimator, X, y) -> None:
 
 
 def check_probabilities(estimator, X, y) -> None:
-    """Probabilities sum to 1 and agree with ``predict`` and ``decision_function``."""
+    """Probabilities sum to 1 and agree with ``predict`` and ``decision_function``.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_probabilities(tiny, X, y)  # no error: the rule holds
+    """
     if not _is_classifier(estimator):
         return
     est = clone(estimator).fit(X, y)
@@ -126,14 +196,34 @@ def check_probabilities(estimator, X, y) -> None:
 
 
 def check_unit_sample_weight(estimator, X, y) -> None:
-    """``sample_weight`` of ones gives the same model as no weights."""
+    """``sample_weight`` of ones gives the same model as no weights.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_unit_sample_weight(tiny, X, y)  # no error: the rule holds
+    """
     plain = _outputs(clone(estimator).fit(X, y), X)
     ones = _outputs(clone(estimator).fit(X, y, sample_weight=np.ones(len(X))), X)
     np.testing.assert_array_equal(ones, plain)
 
 
 def check_bad_input_errors(estimator, X, y) -> None:
-    """Non-text input, length mismatches and one-class targets give clear errors."""
+    """Non-text input, length mismatches and one-class targets give clear errors.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_bad_input_errors(tiny, X, y)  # no error: the rule holds
+    """
     cases = [
         (np.zeros((len(X), 3)), y, "shape"),
         (list(X[:-1]) + [None], y, "None"),
@@ -158,6 +248,15 @@ def check_param_validation(estimator, X, y) -> None:
     parameter in turn is set to an object of a type nobody accepts, and
     ``fit`` must raise an error that names the parameter and the estimator
     ("The 'name' parameter of Estimator must be ... Got ... instead.").
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_param_validation(tiny, X, y)  # no error: the rule holds
     """
     import re
 
@@ -220,6 +319,15 @@ def check_text_estimator(estimator, X, y) -> None:
     ------
     AssertionError
         Naming the first rule the estimator breaks.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_text_estimator(tiny, X, y)  # no error: every rule holds
     """
     for check in text_estimator_checks():
         check(estimator, list(X), np.asarray(y))
