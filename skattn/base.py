@@ -106,8 +106,26 @@ COMMON_CONSTRAINTS: dict[str, list] = {
 }
 
 
+__all__ = ["AttentionClassifierBase", "FittedState", "WeightsMismatchError"]
+
+
 class WeightsMismatchError(ValueError):
-    """Stored network weights do not fit the network an estimator's parameters build."""
+    """Stored network weights do not fit the network an estimator's parameters build.
+
+    :meth:`AttentionClassifierBase.set_fitted_state` raises it;
+    :func:`skattn.load` turns it into its "not a valid model file" error.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> small = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
+    >>> state = small.fit(["good", "bad"] * 4, [1, 0] * 4).get_fitted_state()
+    >>> try:
+    ...     SelfAttentiveClassifier(hidden_size=3).set_fitted_state(state)
+    ... except WeightsMismatchError:
+    ...     print("refused")
+    refused
+    """
 
 
 @dataclass
@@ -127,6 +145,14 @@ class FittedState:
         (``n_truncated``, ``embedding_coverage``, ``history``), JSON-ready.
     weights : dict of str to Tensor
         The network's ``state_dict``, on the CPU.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
+    >>> state = clf.fit(["good", "bad"] * 4, [1, 0] * 4).get_fitted_state()
+    >>> state.attributes["n_blank"], "embedding.weight" in state.weights
+    (0, True)
     """
 
     classes: np.ndarray
@@ -137,7 +163,23 @@ class FittedState:
 
 
 class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
-    """Shared machinery of the attention classifiers (not public API)."""
+    """What both attention classifiers share: validation, fitting, fitted state, inference.
+
+    Not instantiated itself: :class:`~skattn.SelfAttentiveClassifier` and
+    :class:`~skattn.HierarchicalAttentionClassifier` are its subclasses,
+    which declare their network and parameters. Its public methods are
+    theirs (``fit``, ``predict``, ``explain``, ``get_fitted_state``, the
+    seams ``build_encoder``, ``build_network``, ``to_dataset`` and
+    ``document_outputs``).
+
+    Examples
+    --------
+    >>> from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+    >>> issubclass(SelfAttentiveClassifier, AttentionClassifierBase)
+    True
+    >>> issubclass(HierarchicalAttentionClassifier, AttentionClassifierBase)
+    True
+    """
 
     _module_class: type[torch.nn.Module]
     #: Text parameters of this estimator that go to its TextEncoder.

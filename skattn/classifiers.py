@@ -243,20 +243,21 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
     def from_paper(cls, **overrides) -> SelfAttentiveClassifier:
         """The structured self-attentive classifier as Lin et al. 2017 train it on Yelp.
 
-        Follows the authors' released Yelp command line (Lin et al. 2017,
-        section 4.2 and appendix): a BiLSTM of 300 units per direction,
-        d_a = 350, r = 30 hops, a 3,000-unit ReLU hidden layer, penalty
-        coefficient 1.0 in their definition (the mean over the r × r
-        entries: ``1/30**2`` in ours, see ``penalty``), dropout 0.3 placed
-        as in their code (on H, tanh(W_s1 Hᵀ), M and the hidden layer:
-        ``dropout_placement="authors"``), minibatches of 50, gradients
-        clipped at 0.5, 100-d word2vec trained on the fit data, every word
-        kept, no truncation.
+        The sizes are the paper's (Lin et al. 2017, section 4.1): a BiLSTM of
+        300 units per direction, d_a = 350, r = 30 hops, a 3,000-unit ReLU
+        hidden layer, 100-d word2vec (trained here on the fit data), every
+        word kept, no truncation, gradients clipped at 0.5. From the
+        authors' released Yelp command line: penalty coefficient 1.0 in
+        their definition (the mean over the r × r entries: ``1/30**2`` in
+        ours, see ``penalty``), dropout 0.3 placed as in their code
+        (``dropout_placement="authors"``) and minibatches of 50.
 
-        Not the same as theirs: clipping here bounds the global gradient
+        Not the same as theirs: the paper's L2 penalty of 1e-4 is not
+        applied; the command line's 300-d GloVe vectors are replaced by the
+        text's 100-d word2vec; clipping here bounds the global gradient
         norm, where Lasagne's clip in their code bounds each step's
-        gradient; Adam at 1e-3 with a constant rate is our choice, as is
-        the default number of epochs.
+        gradient; Adam at 1e-3 with a constant rate is our choice (the text
+        uses SGD), as is the default number of epochs.
 
         Examples
         --------

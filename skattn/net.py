@@ -42,6 +42,21 @@ from torch.utils.data import DataLoader
 from skattn.data import BucketBatchSampler, DocumentDataset
 from skattn.utils.runtime import resolve_device
 
+__all__ = [
+    "OPTIMIZERS",
+    "AttentionNet",
+    "NetConfig",
+    "RestoreLastEpoch",
+    "build_net",
+    "check_net_params",
+    "fused_optimizer_works",
+    "optimizer_arguments",
+    "training_callbacks",
+    "user_callback_types",
+    "validation_callbacks",
+    "warmup_then",
+]
+
 #: Optimizers by the names the estimators accept.
 OPTIMIZERS = {
     "adam": torch.optim.Adam,
@@ -70,6 +85,15 @@ class AttentionNet(NeuralNetClassifier):
         documents.
     **kwargs
         Passed to :class:`skorch.NeuralNetClassifier`.
+
+    Examples
+    --------
+    Made by :func:`build_net` (or an estimator's ``build_network``):
+
+    >>> from skattn import SelfAttentiveClassifier
+    >>> net = SelfAttentiveClassifier(hidden_size=4).build_network(n_classes=2, vocab_size=10)
+    >>> type(net).__name__, net.penalty
+    ('AttentionNet', 0.1)
     """
 
     def __init__(
@@ -139,7 +163,7 @@ class AttentionNet(NeuralNetClassifier):
             )
         else:
             # Length-sorted batches pad least; predict_outputs puts them back in order.
-            order = inference_order(dataset)
+            order = _inference_order(dataset)
             sampler = [
                 order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)
             ]
@@ -155,7 +179,7 @@ class AttentionNet(NeuralNetClassifier):
 
     def _iter_outputs(self, dataset: DocumentDataset) -> Iterator[tuple[np.ndarray, dict, Any]]:
         """Yield ``(document_indices, batch, module_output)`` over the inference batches."""
-        order = inference_order(dataset)
+        order = _inference_order(dataset)
         self.module_.eval()
         start = 0
         with torch.no_grad():
@@ -197,7 +221,7 @@ class AttentionNet(NeuralNetClassifier):
         }
 
 
-def inference_order(dataset: DocumentDataset) -> np.ndarray:
+def _inference_order(dataset: DocumentDataset) -> np.ndarray:
     """The order inference batches take the documents in: by length, stable."""
     return np.argsort(dataset.sort_keys, kind="stable")
 
@@ -243,6 +267,13 @@ class RestoreLastEpoch(Callback):
     it was mid-epoch; this callback keeps a copy of the weights at the end
     of each epoch and restores it when training ends inside an epoch. The
     net's ``interrupted_`` then says so.
+
+    Examples
+    --------
+    Every net :func:`build_net` makes has it:
+
+    >>> [name for name, _ in training_callbacks(NetConfig())][:1]
+    ['restore_last_epoch']
     """
 
     def on_train_begin(self, net, **kwargs):
@@ -360,7 +391,14 @@ def check_net_params(net_params: Mapping[str, Any] | None) -> None:
 
 
 def user_callback_types(callbacks: Sequence | None) -> set[type]:
-    """The skorch callback classes among a user's ``callbacks`` (named or not)."""
+    """The skorch callback classes among a user's ``callbacks`` (named or not).
+
+    Examples
+    --------
+    >>> from skorch.callbacks import EarlyStopping, ProgressBar
+    >>> sorted(t.__name__ for t in user_callback_types([("bar", ProgressBar()), EarlyStopping]))
+    ['EarlyStopping', 'ProgressBar']
+    """
     types = set()
     for callback in callbacks or []:
         item = callback[1] if isinstance(callback, tuple) else callback

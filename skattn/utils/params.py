@@ -31,6 +31,15 @@ class InvalidParameterError(ValueError, TypeError):
 
     A subclass of both ``ValueError`` and ``TypeError``, as scikit-learn's
     error of the same name, so ``except ValueError`` catches it.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> try:
+    ...     validate_params(SelfAttentiveClassifier(dropout=2.0))
+    ... except InvalidParameterError as error:
+    ...     print(type(error).__name__, isinstance(error, ValueError))
+    InvalidParameterError True
     """
 
 
