@@ -20,13 +20,16 @@ from skattn import __version__
 from skattn.compare import (
     available_models,
     compare,
+    drop_rare_classes,
     format_json,
     format_table,
     load_dataset,
+    min_class_size,
     plot_results,
     read_documents,
     save_attention_page,
 )
+from skattn.fasttext_baseline import fasttext_available
 from skattn.persistence import load
 from skattn.text import TOKENIZERS
 
@@ -40,6 +43,8 @@ DEFAULT_MODELS = [
     "ngrams_tfidf",
     "bag_of_means",
     "tfidf_logreg",
+    # fastText's supervised classifier, when the fasttext extra is installed.
+    *(["fasttext"] if fasttext_available() else []),
 ]
 
 
@@ -56,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument(
         "--dataset",
         default="sentence_polarity",
-        help="sentence_polarity, movie_reviews, trec, or a .csv/.jsonl/.ndjson file",
+        help="sentence_polarity, movie_reviews, nps_chat, trec, or a .csv/.jsonl/.ndjson file",
     )
     cmp.add_argument("--text-column", default="text", help="text column of a file")
     cmp.add_argument("--label-column", default="label", help="label column of a file")
@@ -67,11 +72,14 @@ def _parser() -> argparse.ArgumentParser:
         "--list prints every name",
     )
     cmp.add_argument(
+        "--folds",
         "--cv",
+        dest="cv",
         type=int,
         default=None,
-        help="K for stratified K-fold; default: the corpus' fixed split (trec), "
-        "else one stratified hold-out split of --test-size",
+        help="K for stratified K-fold (K >= 2); default or 1: one split, the corpus' fixed "
+        "split (trec), else one stratified hold-out split of --test-size. Classes with "
+        "fewer than K documents (2 for a hold-out split) are dropped, and said so",
     )
     cmp.add_argument("--test-size", type=float, default=0.2)
     cmp.add_argument("--quick", action="store_true", help="small models, few epochs")
@@ -213,19 +221,43 @@ def _compare(args) -> int:
     unknown = sorted(set(names) - set(models))
     if unknown:
         print(f"unknown model(s) {unknown}; known: {sorted(models)}", file=sys.stderr)
+        if "fasttext" in unknown:
+            print(
+                "fasttext needs the fasttext extra: pip install 'skattn[fasttext]'",
+                file=sys.stderr,
+            )
         return 2
     corpus = load_dataset(
         args.dataset, text_column=args.text_column, label_column=args.label_column
     )
     X, y, test_mask = corpus.X, corpus.y, corpus.test_mask
+    # Stratified splits (and the stratified --max-docs sample) need every class
+    # on both sides of every split: smaller classes are dropped, visibly.
+    dropped = {}
+
+    def drop_rare(needed: int):
+        nonlocal X, y, test_mask
+        X, y, keep, too_small = drop_rare_classes(X, y, needed)
+        test_mask = None if test_mask is None else test_mask[keep]
+        if too_small:
+            print(
+                f"{args.dataset}: dropped class(es) with fewer than {needed} documents "
+                f"(class: documents): {too_small}",
+                flush=True,
+            )
+        dropped.update(too_small)
+
     if args.max_docs and args.max_docs < len(X):
+        drop_rare(2)
         keep, _ = train_test_split(
             np.arange(len(X)), train_size=args.max_docs, stratify=y, random_state=args.seed
         )
         keep = np.sort(keep)
         X, y = [X[i] for i in keep], y[keep]
         test_mask = None if test_mask is None else test_mask[keep]
-    if args.cv:
+    if min_class_size(args.cv, test_mask) > 1:
+        drop_rare(min_class_size(args.cv, test_mask))
+    if args.cv and args.cv > 1:
         split = f"{args.cv}-fold CV"
     elif test_mask is not None:
         split = "fixed train/test split"
@@ -259,7 +291,14 @@ def _compare(args) -> int:
     if args.output:
         (args.output / "results.md").write_text(table + "\n")
         (args.output / "results.json").write_text(
-            format_json(results, dataset=args.dataset, split=split, seed=args.seed)
+            format_json(
+                results,
+                dataset=args.dataset,
+                split=split,
+                seed=args.seed,
+                documents=len(X),
+                dropped_classes=dropped,
+            )
         )
         try:
             plot_results(results, args.output / "results.png", f"{args.dataset}, {split}")

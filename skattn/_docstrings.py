@@ -14,13 +14,18 @@ import textwrap
 
 _ENTRIES = {
     "embeddings": """
-embeddings : {"ppmi", "word2vec", "random"}, None, path, KeyedVectors or dict, default={default}
-    Initial word vectors: "ppmi" learns count-based vectors from the fit
-    data (no download, no extra dependency), "word2vec" trains gensim
-    skip-gram on the fit data (``skattn[word2vec]``), "random" or None
-    keeps random initialisation; or pretrained vectors: a gensim
-    ``KeyedVectors``, a dict of word to vector, or a word2vec/GloVe file
-    (see :mod:`skattn.embeddings`). Their size must equal ``embedding_dim``.
+embeddings : str, None, path, KeyedVectors or dict, default={default}
+    Initial word vectors. "auto": GloVe 6B 50d when ``skattn[glove]`` is
+    installed and knows at least 80% of the training tokens, else "ppmi"
+    (``choices_`` says which and why). "glove-6b-50d": those vectors
+    (falling back to "ppmi" with a warning when they know too little of the
+    corpus). "ppmi" learns count-based vectors from the fit data (no
+    download, no extra dependency); "word2vec" trains gensim skip-gram on
+    the fit data (``skattn[word2vec]``); "random" or None keeps random
+    initialisation. Or pretrained vectors: a gensim ``KeyedVectors``, a dict
+    of word to vector, or a word2vec/GloVe file, of exactly ``embedding_dim``
+    dimensions. Named vectors narrower than ``embedding_dim`` are completed by
+    PPMI vectors (see :mod:`skattn.embeddings`).
 """,
     "freeze_embeddings": """
 freeze_embeddings : bool, default={default}
@@ -179,6 +184,10 @@ history_ : skorch History
 embedding_coverage_ : float or None
     Share of the vocabulary that got an initial vector from ``embeddings``
     (None for random initialisation).
+choices_ : dict
+    What ``fit`` decided from the data, and why: parameter name → ``{"value":
+    ..., "why": ...}`` (for example which word vectors ``embeddings="auto"``
+    took). Saved with the model.
 """,
 }
 

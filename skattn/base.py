@@ -269,9 +269,9 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
             net.initialize()
             if warm:
                 net.module_.load_state_dict(self.net_.module_.state_dict())
-                vectors, coverage = None, self.embedding_coverage_
+                vectors, coverage, choices = None, self.embedding_coverage_, self.choices_
             else:
-                vectors, coverage = initial_vectors(
+                initial = initial_vectors(
                     self.embeddings,
                     encoder,
                     corpus,
@@ -281,6 +281,8 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
                         s for doc in encoder.tokenize([X[i] for i in order]) for s in doc
                     ],
                 )
+                vectors, coverage = initial.matrix, initial.coverage
+                choices = {"embeddings": {"value": initial.source, "why": initial.reason}}
             net.load_embeddings(vectors, freeze=self.freeze_embeddings)
             net.partial_fit(train, y=None)
         return self._adopt(
@@ -290,6 +292,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
             n_truncated=int(corpus.n_truncated),
             n_blank=int(corpus.n_blank),
             embedding_coverage=coverage,
+            choices=choices,
         )
 
     def _class_weights(self, classes: np.ndarray, y_encoded: np.ndarray) -> list[float] | None:
@@ -405,6 +408,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.n_truncated_ = attributes["n_truncated"]
         self.n_blank_ = attributes.get("n_blank", 0)
         self.embedding_coverage_ = attributes["embedding_coverage"]
+        self.choices_ = attributes.get("choices", {})
         self.history_ = net.history
         return self
 
@@ -432,6 +436,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
                 "n_truncated": self.n_truncated_,
                 "n_blank": self.n_blank_,
                 "embedding_coverage": self.embedding_coverage_,
+                "choices": self.choices_,
                 "history": self.history_.to_list(),
             },
             weights={k: v.detach().cpu() for k, v in self.net_.module_.state_dict().items()},

@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 import urllib.request
+import xml.etree.ElementTree as ElementTree
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,25 @@ _NLTK_DATA = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages
 
 @dataclass(frozen=True)
 class RemoteFile:
-    """A corpus file: its name under ``data_home``, source URL and SHA-256."""
+    """A corpus file: its name under ``data_home``, source URL and SHA-256.
+
+    Attributes
+    ----------
+    filename : str
+        The file's name in the data folder (see :func:`get_data_home`).
+    url : str
+        Where :func:`fetch_file` downloads it from when it is missing.
+    sha256 : str
+        The hex digest a download must have to be kept.
+
+    Examples
+    --------
+    >>> from skattn.datasets import REMOTE_FILES
+    >>> REMOTE_FILES["qc"].filename
+    'qc.zip'
+    >>> len(REMOTE_FILES["qc"].sha256)
+    64
+    """
 
     filename: str
     url: str
@@ -48,6 +67,11 @@ REMOTE_FILES = {
         "qc.zip",
         _NLTK_DATA + "qc.zip",
         "091fb01e50883014d150acb7d5013d787136968b3f955ae01725a65e7e80f304",
+    ),
+    "nps_chat": RemoteFile(
+        "nps_chat.zip",
+        _NLTK_DATA + "nps_chat.zip",
+        "a4433d5da5e62fdbede49efa572a53a0139fff1014ffbe86cb263e17cbb4a837",
     ),
 }
 
@@ -79,7 +103,7 @@ def fetch_file(name: str, data_home=None, download_if_missing: bool = True) -> P
 
     Parameters
     ----------
-    name : {"sentence_polarity", "movie_reviews", "qc"}
+    name : {"sentence_polarity", "movie_reviews", "qc", "nps_chat"}
         The corpus.
     data_home : str or path-like, optional
     download_if_missing : bool, default=True
@@ -95,6 +119,17 @@ def fetch_file(name: str, data_home=None, download_if_missing: bool = True) -> P
     OSError
         The download failed or its checksum did not match (nothing is
         left at the target path then).
+
+    Examples
+    --------
+    >>> fetch_file("qc").name  # doctest: +SKIP
+    'qc.zip'
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as empty:
+    ...     fetch_file("qc", data_home=empty, download_if_missing=False)
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: ...qc.zip does not exist. Pass download_if_missing=True to download it ...
     """
     remote = REMOTE_FILES[name]
     path = get_data_home(data_home) / remote.filename
@@ -267,4 +302,73 @@ def fetch_trec(
         return_X_y,
         target_coarse=np.asarray(coarse),
         target_fine=np.asarray(fine_labels),
+    )
+
+
+def fetch_nps_chat(*, data_home=None, download_if_missing=True, return_X_y=False):
+    """NPS Chat Corpus, release 1.0 (Forsyth & Martell 2007): chat posts and dialogue acts.
+
+    10,567 posts from 15 age-specific chat-room sessions recorded in 2006,
+    each labelled with one of 15 dialogue acts: ``Statement`` (3,185),
+    ``System`` (2,632: joins, parts, nick changes), ``Greet``, ``Emotion``,
+    ``ynQuestion``, ``whQuestion``, ``Accept``, ``Bye``, ``Emphasis``,
+    ``Continuer``, ``Reject``, ``yAnswer``, ``nAnswer``, ``Clarify`` and
+    ``Other`` (35). Posts are short (about 4 tokens), informal, misspelt,
+    with emoticons; user names are masked as ``<session>UserN``. The text
+    of a post is the text of its ``<Post>`` element before the part-of-speech
+    tags, stripped of surrounding whitespace (read with the standard
+    library's XML parser).
+
+    Documents come **grouped by session, in time order**: the sessions in
+    the order of their file names (``10-19-20s_706posts``, ...), and the
+    posts of each session as they were posted. Neighbouring posts belong to
+    one conversation (and often to one user), so shuffle before taking a
+    slice, or use stratified (or, for session-level generalisation,
+    grouped: ``sessions``) splits. The rare classes (``Clarify`` 38,
+    ``Other`` 35) limit stratified K-fold to K ≤ 35.
+
+    Distributed for non-commercial, non-profit educational and research
+    use (see ``DESCR``, the corpus' README).
+
+    Parameters
+    ----------
+    data_home : str or path-like, optional
+    download_if_missing : bool, default=True
+    return_X_y : bool, default=False
+
+    Returns
+    -------
+    Bunch with ``data`` (list of str), ``target`` (ndarray of str),
+    ``target_names`` (the 15 acts, sorted), ``DESCR``, ``sessions`` (the
+    session, i.e. file name without ``.xml``, of each post) and ``users``
+    (the masked poster of each post); or ``(data, target)``.
+
+    Examples
+    --------
+    >>> X, y = fetch_nps_chat(return_X_y=True)  # doctest: +SKIP
+    >>> len(X), len(set(y))  # doctest: +SKIP
+    (10567, 15)
+    """
+    path = fetch_file("nps_chat", data_home, download_if_missing)
+    data, target, sessions, users = [], [], [], []
+    with zipfile.ZipFile(path) as archive:
+        descr = archive.read("nps_chat/README.txt").decode("utf-8", "replace")
+        for name in sorted(archive.namelist()):
+            parts = name.split("/")
+            if len(parts) != 2 or not name.endswith(".xml"):
+                continue
+            root = ElementTree.fromstring(archive.read(name))
+            for post in root.iter("Post"):
+                data.append((post.text or "").strip())
+                target.append(post.get("class"))
+                sessions.append(parts[1][: -len(".xml")])
+                users.append(post.get("user"))
+    return _result(
+        data,
+        target,
+        sorted(set(target)),
+        descr,
+        return_X_y,
+        sessions=np.asarray(sessions),
+        users=np.asarray(users),
     )

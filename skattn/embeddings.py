@@ -1,9 +1,17 @@
 """Initial word vectors for the attention networks.
 
-Sources: ``"ppmi"`` (default, below), ``"word2vec"`` (gensim skip-gram
-trained on the fit data, the HAN paper's protocol; optional extra),
-pretrained vectors as a gensim ``KeyedVectors``, a dict of word to vector,
-or a word2vec (``.bin`` binary or text) / GloVe text file.
+Sources: ``"auto"`` (the default: GloVe 6B 50d when its package is
+installed and knows the corpus's words, else ``"ppmi"``), ``"ppmi"``
+(below), ``"glove-6b-50d"`` (named vectors from an installed package, see
+:mod:`skattn.pretrained`), ``"word2vec"`` (gensim skip-gram trained on the
+fit data, the HAN paper's protocol; optional extra), pretrained vectors as a
+gensim ``KeyedVectors``, a dict of word to vector, or a word2vec (``.bin``
+binary or text) / GloVe text file.
+
+Named vectors narrower than ``embedding_dim`` are completed by PPMI
+vectors of the fit data (scaled to the same spread), so the default
+``embedding_dim`` works with every source and words the pretrained vectors
+lack still get distributional information.
 
 ``"ppmi"`` vectors are count-based word embeddings learned from the fit
 data alone (Levy & Goldberg 2014 showed word2vec's skip-gram implicitly
@@ -18,14 +26,23 @@ initialisation lacks on small corpora.
 from __future__ import annotations
 
 import os
+import warnings
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.extmath import randomized_svd
 
+from skattn.pretrained import (
+    MIN_TOKEN_COVERAGE,
+    NAMED_VECTORS,
+    load_named_vectors,
+    named_vectors_installed,
+    token_coverage,
+)
 from skattn.text import PAD_ID, EncodedCorpus
 
 #: Standard deviation of each component of an initial vector, comparable
@@ -163,6 +180,10 @@ def ppmi_vectors(
 
 
 TRAINED_SOURCES = ("random", "ppmi", "word2vec")
+#: The names ``embeddings`` takes besides paths and objects.
+NAMED_SOURCES = ("auto", *TRAINED_SOURCES, *NAMED_VECTORS)
+#: The named vectors ``"auto"`` tries first.
+AUTO_PRETRAINED = "glove-6b-50d"
 
 
 def check_embeddings_source(source) -> None:
@@ -172,19 +193,19 @@ def check_embeddings_source(source) -> None:
     --------
     >>> check_embeddings_source("ppmi")
     """
-    if source is None or source in TRAINED_SOURCES:
+    if source is None or (isinstance(source, str) and source in NAMED_SOURCES):
         return
     if isinstance(source, (str, os.PathLike)):
         if not Path(source).is_file():
             raise FileNotFoundError(
-                f"embeddings={str(source)!r} is neither one of {TRAINED_SOURCES} nor an "
+                f"embeddings={str(source)!r} is neither one of {NAMED_SOURCES} nor an "
                 "existing word2vec/GloVe file."
             )
         return
     if isinstance(source, Mapping) or hasattr(source, "key_to_index"):
         return
     raise TypeError(
-        f"embeddings must be one of {TRAINED_SOURCES}, a path to a word2vec/GloVe file, a "
+        f"embeddings must be one of {NAMED_SOURCES}, a path to a word2vec/GloVe file, a "
         f"gensim KeyedVectors or a dict of word to vector; got {type(source).__name__}."
     )
 
@@ -285,17 +306,54 @@ def pretrained_matrix(
     return matrix, len(found) / max(1, len(vocabulary))
 
 
+class InitialVectors(NamedTuple):
+    """What :func:`initial_vectors` chose and why.
+
+    Attributes
+    ----------
+    matrix : ndarray of shape (vocab_size, dim), or None
+        None keeps PyTorch's random initialisation.
+    coverage : float or None
+        Share of the vocabulary that got a vector from the source (None for
+        random initialisation; 1.0 for vectors learned from the fit data).
+    source : str
+        The source used: ``"random"``, ``"ppmi"``, ``"word2vec"``, a named
+        source, or ``"pretrained"`` for a path or object.
+    reason : str
+        Why, in a sentence (how ``"auto"`` decided; a fall-back's cause).
+
+    Examples
+    --------
+    >>> from skattn.text import TextEncoder
+    >>> encoder = TextEncoder()
+    >>> corpus = encoder.fit_encode(["good film", "bad film"] * 3)
+    >>> chosen = initial_vectors("ppmi", encoder, corpus, 2, 0)
+    >>> chosen.source, chosen.matrix.shape
+    ('ppmi', (6, 2))
+    """
+
+    matrix: np.ndarray | None
+    coverage: float | None
+    source: str
+    reason: str
+
+
 def initial_vectors(
     source, encoder, corpus: EncodedCorpus, dim: int, random_state: int, sentences=None
-):
-    """Resolve an estimator's ``embeddings`` parameter to (matrix or None, coverage).
+) -> InitialVectors:
+    """Resolve an estimator's ``embeddings`` parameter to initial vectors.
 
     Parameters
     ----------
-    source : {"random", "ppmi", "word2vec"}, None, path, KeyedVectors or dict
-        None and "random" keep PyTorch's random initialisation (coverage
-        None); "ppmi" and "word2vec" learn vectors from the fit data
-        (coverage 1.0); anything else is a pretrained source.
+    source : str, None, path, KeyedVectors or dict
+        None and "random" keep PyTorch's random initialisation; "ppmi" and
+        "word2vec" learn vectors from the fit data; "glove-6b-50d" reads
+        named vectors (falling back to "ppmi", with a warning, when they
+        know less than :data:`~skattn.pretrained.MIN_TOKEN_COVERAGE` of the
+        training tokens); "auto" is "glove-6b-50d" when its package is
+        installed and it knows enough of the tokens, else "ppmi" (no
+        warning: the choice is reported). Anything else is a pretrained
+        source of exactly ``dim`` dimensions.
     encoder : fitted TextEncoder
     corpus : EncodedCorpus
         The encoded training documents.
@@ -305,22 +363,73 @@ def initial_vectors(
 
     Returns
     -------
-    (ndarray of shape (vocab_size, dim) or None, float or None)
+    InitialVectors
 
     Examples
     --------
     >>> initial_vectors("random", None, None, 2, 0)
-    (None, None)
+    InitialVectors(matrix=None, coverage=None, source='random', reason='asked for')
     """
     check_embeddings_source(source)
     if source in (None, "random"):
-        return None, None
+        return InitialVectors(None, None, "random", "asked for")
     vocab_size = encoder.vocab_size_
     if source == "ppmi":
-        return ppmi_vectors(corpus, vocab_size, dim, random_state=random_state), 1.0
+        matrix = ppmi_vectors(corpus, vocab_size, dim, random_state=random_state)
+        return InitialVectors(matrix, 1.0, "ppmi", "asked for")
     if source == "word2vec":
-        source = train_word2vec(sentences(), vector_size=dim, random_state=random_state)
-    return pretrained_matrix(source, encoder.vocabulary_, vocab_size, dim, random_state)
+        trained = train_word2vec(sentences(), vector_size=dim, random_state=random_state)
+        matrix, coverage = pretrained_matrix(
+            trained, encoder.vocabulary_, vocab_size, dim, random_state
+        )
+        return InitialVectors(matrix, coverage, "word2vec", "asked for")
+    if isinstance(source, str) and source in NAMED_SOURCES:
+        return _named_or_fit_data(source, encoder, corpus, dim, random_state)
+    matrix, coverage = pretrained_matrix(source, encoder.vocabulary_, vocab_size, dim, random_state)
+    return InitialVectors(matrix, coverage, "pretrained", "asked for")
+
+
+def _named_or_fit_data(name: str, encoder, corpus, dim: int, random_state: int) -> InitialVectors:
+    """Named vectors completed by PPMI, or PPMI alone when they are missing or know too little."""
+    named = AUTO_PRETRAINED if name == "auto" else name
+
+    def ppmi(width: int = dim) -> np.ndarray:
+        return ppmi_vectors(corpus, encoder.vocab_size_, width, random_state=random_state)
+
+    if name == "auto" and not named_vectors_installed(named):
+        why = f"{named} is not installed ({NAMED_VECTORS[named][1]})"
+        return InitialVectors(ppmi(), 1.0, "ppmi", why)
+    vectors = load_named_vectors(named)
+    if dim < vectors.vector_size and name == "auto":
+        why = f"embedding_dim={dim} is narrower than the {vectors.vector_size} of {named}"
+        return InitialVectors(ppmi(), 1.0, "ppmi", why)
+    if dim < vectors.vector_size:
+        raise ValueError(
+            f"embeddings={name!r}: {named} vectors have {vectors.vector_size} dimensions, "
+            f"more than embedding_dim={dim}; set embedding_dim >= {vectors.vector_size}."
+        )
+    share = token_coverage(vectors, encoder.id_to_token_, corpus)
+    if share < MIN_TOKEN_COVERAGE:
+        why = (
+            f"{named} knows {share:.0%} of the training tokens (below "
+            f"{MIN_TOKEN_COVERAGE:.0%}); vectors learned from the fit data are used"
+        )
+        if name != "auto":
+            warnings.warn(f"embeddings={name!r}: {why}.", UserWarning, stacklevel=4)
+        return InitialVectors(ppmi(), 1.0, "ppmi", why)
+    width = vectors.vector_size
+    matrix, coverage = pretrained_matrix(
+        vectors, encoder.vocabulary_, encoder.vocab_size_, width, random_state
+    )
+    if dim > width:
+        rest = ppmi(dim - width)
+        rest = rest * (matrix[PAD_ID + 1 :].std() / max(float(rest.std()), 1e-8))
+        matrix = np.hstack([matrix, rest]).astype(np.float32)
+        matrix[PAD_ID] = 0.0
+    why = f"{named} knows {share:.0%} of the training tokens"
+    if dim > width:
+        why += f"; dimensions {width + 1}-{dim} are PPMI vectors of the fit data"
+    return InitialVectors(matrix, coverage, named, why)
 
 
 def stable_hash(text: str) -> int:

@@ -162,6 +162,9 @@ class AttentionNet(NeuralNetClassifier):
                 max_tokens=self.batch_tokens,
             )
         else:
+            # A DataLoader draws a base seed when it starts iterating: from its
+            # own generator here, so inference leaves the global one alone.
+            extra.setdefault("generator", torch.Generator())
             # Length-sorted batches pad least; predict_outputs puts them back in order.
             order = _inference_order(dataset)
             sampler = [

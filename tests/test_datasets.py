@@ -1,5 +1,7 @@
+import dataclasses
 import hashlib
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -9,6 +11,7 @@ from skattn import datasets
 from skattn.datasets import (
     RemoteFile,
     fetch_movie_reviews,
+    fetch_nps_chat,
     fetch_sentence_polarity,
     fetch_trec,
     get_data_home,
@@ -69,3 +72,86 @@ def test_checksum_mismatch_leaves_nothing_behind(monkeypatch, tmp_path):
 def test_missing_file_without_download_names_path_and_source(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"qc\.zip does not exist.*download_if_missing"):
         fetch_trec(data_home=tmp_path, download_if_missing=False)
+
+
+def test_nps_chat_real_file_posts_and_dialogue_acts():
+    bunch = fetch_nps_chat(download_if_missing=False)
+    assert len(bunch.data) == 10567 and len(bunch.target_names) == 15
+    assert bunch.target_names == sorted(set(bunch.target))
+    counts = dict(zip(*np.unique(bunch.target, return_counts=True)))
+    assert counts["Statement"] == 3185 and counts["System"] == 2632 and counts["Other"] == 35
+    assert min(counts.values()) == 35  # stratified K-fold works up to K = 35
+    assert all(isinstance(d, str) and d == d.strip() for d in bunch.data)
+    # Grouped by session (15 files, in name order), posts in time order.
+    assert bunch.sessions[0] == "10-19-20s_706posts" and len(set(bunch.sessions)) == 15
+    assert list(bunch.sessions) == sorted(bunch.sessions)
+    assert bunch.data[:2] == ["now im left with this gay name", ":P"]
+    assert bunch.users[0] == "10-19-20sUser7"
+    assert "NPS Chat Corpus" in bunch.DESCR
+
+
+def _chat_zip(folder):
+    """A small nps_chat.zip in nltk_data layout: two sessions, XML posts with POS tags."""
+
+    def session(posts):
+        body = "".join(
+            f'<Post class="{act}" user="{user}">{text}<terminals><t pos="UH" word="x"/>'
+            "</terminals></Post>"
+            for act, user, text in posts
+        )
+        return f'<?xml version="1.0"?><Session><Posts>{body}</Posts></Session>'
+
+    path = Path(folder) / "nps_chat.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("nps_chat/", "")
+        # Written out of order: the reader sorts the sessions by name.
+        archive.writestr(
+            "nps_chat/11-09-teens_2posts.xml",
+            session([("Greet", "u3", "hi all"), ("Bye", "u3", "bye &amp; later")]),
+        )
+        archive.writestr(
+            "nps_chat/10-19-20s_3posts.xml",
+            session(
+                [
+                    ("Statement", "u1", "  lol ok  "),
+                    ("whQuestion", "u2", "who?"),
+                    ("System", "u1", ""),
+                ]
+            ),
+        )
+        archive.writestr("nps_chat/README.txt", "NPS Chat Corpus, a small copy")
+        archive.writestr("nps_chat/postClassPOSTagset.xsd", "<schema/>")
+    return path
+
+
+def test_nps_chat_from_a_local_zip_in_nltk_layout(tmp_path):
+    _chat_zip(tmp_path)
+    bunch = fetch_nps_chat(data_home=tmp_path, download_if_missing=False)
+    assert bunch.data == ["lol ok", "who?", "", "hi all", "bye & later"]
+    assert bunch.target.tolist() == ["Statement", "whQuestion", "System", "Greet", "Bye"]
+    assert bunch.target_names == ["Bye", "Greet", "Statement", "System", "whQuestion"]
+    assert bunch.sessions.tolist() == ["10-19-20s_3posts"] * 3 + ["11-09-teens_2posts"] * 2
+    assert bunch.users.tolist() == ["u1", "u2", "u1", "u3", "u3"]
+    X, y = fetch_nps_chat(data_home=tmp_path, download_if_missing=False, return_X_y=True)
+    assert X == bunch.data and y.tolist() == bunch.target.tolist()
+
+
+def test_nps_chat_download_is_checked_against_its_checksum(monkeypatch, tmp_path):
+    remote = datasets.REMOTE_FILES["nps_chat"]
+    assert remote.url.endswith("/nltk_data/gh-pages/packages/corpora/nps_chat.zip")
+    assert remote.sha256 == "a4433d5da5e62fdbede49efa572a53a0139fff1014ffbe86cb263e17cbb4a837"
+    (tmp_path / "source").mkdir()
+    source = _chat_zip(tmp_path / "source")
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    local = RemoteFile("nps_chat.zip", source.as_uri(), digest)
+    monkeypatch.setitem(datasets.REMOTE_FILES, "nps_chat", local)
+    home = tmp_path / "home"
+    assert len(fetch_nps_chat(data_home=home).data) == 5
+    assert (home / "nps_chat.zip").read_bytes() == source.read_bytes()
+    (home / "nps_chat.zip").unlink()
+    monkeypatch.setitem(
+        datasets.REMOTE_FILES, "nps_chat", dataclasses.replace(local, sha256="0" * 64)
+    )
+    with pytest.raises(OSError, match="Checksum mismatch"):
+        fetch_nps_chat(data_home=home)
+    assert list(home.iterdir()) == []

@@ -7,18 +7,25 @@ One module per job:
 - :mod:`skattn.compare.io`: reading CSV/JSON Lines/text files and the named
   corpora;
 - :mod:`skattn.compare.evaluation`: :func:`compare`, the fold loop (fit and
-  predict timing, one record per model);
+  predict timing, per-document correctness, one record per model), and the
+  handling of classes too small for stratified folds;
+- :mod:`skattn.compare.stats`: bootstrap intervals and the paired tests of
+  each attention model against the best baseline (corrected resampled
+  t-test over folds, McNemar's exact test on one split);
 - :mod:`skattn.compare.report`: the Markdown and JSON tables (as in Table 2
-  of the HAN paper: accuracy mean ± std, fit time, prediction speed), the
-  bar chart and the attention pages.
+  of the HAN paper: accuracy mean ± std or interval, fit time, prediction
+  speed, margin and p-value against the best baseline), the bar chart with
+  error bars and the attention pages.
 
 Every public name is importable from ``skattn.compare``.
 """
 
-from skattn.compare.evaluation import compare
+from skattn.compare.evaluation import compare, drop_rare_classes, min_class_size, rare_classes
 from skattn.compare.io import Corpus, load_dataset, read_documents, read_table
 from skattn.compare.registry import (
     ATTENTION_MODEL,
+    BASELINE_KINDS,
+    OTHER_BASELINE,
     TABLE_2_BASELINE,
     TUNED_BASELINE,
     ModelEntry,
@@ -33,21 +40,40 @@ from skattn.compare.report import (
     plot_results,
     save_attention_page,
 )
+from skattn.compare.stats import (
+    add_statistics,
+    best_baseline,
+    bootstrap_interval,
+    corrected_resampled_ttest,
+    mcnemar_test,
+    paired_test,
+)
 
 __all__ = [
     "ATTENTION_MODEL",
+    "BASELINE_KINDS",
     "MODEL_KINDS",
+    "OTHER_BASELINE",
     "TABLE_2_BASELINE",
     "TUNED_BASELINE",
     "Corpus",
     "ModelEntry",
+    "add_statistics",
     "available_models",
+    "best_baseline",
+    "bootstrap_interval",
     "compare",
+    "corrected_resampled_ttest",
+    "drop_rare_classes",
     "format_json",
     "format_table",
     "load_dataset",
+    "mcnemar_test",
+    "min_class_size",
     "model_kind",
+    "paired_test",
     "plot_results",
+    "rare_classes",
     "read_documents",
     "read_table",
     "save_attention_page",

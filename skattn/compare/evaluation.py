@@ -1,15 +1,107 @@
-"""The fold loop: every model fitted and scored on the same splits, timed."""
+"""The fold loop: every model fitted and scored on the same splits, timed.
+
+Stratified splits need every class on both sides of every split: K-fold
+needs at least K documents of each class, a hold-out split at least 2.
+:func:`compare` refuses a corpus with smaller classes, naming them;
+:func:`drop_rare_classes` removes them beforehand (the command line does so
+and says which classes it dropped, e.g. on a ``--max-docs`` sample of
+nps_chat, whose rarest dialogue acts have 35 and 38 posts).
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 
 from skattn.compare.registry import set_random_state
+from skattn.compare.stats import add_statistics
+
+
+def min_class_size(cv: int | None, test_mask: np.ndarray | None = None) -> int:
+    """The fewest documents a class needs for the splits of :func:`compare`.
+
+    Parameters
+    ----------
+    cv : int or None
+        As in :func:`compare`.
+    test_mask : ndarray of bool, optional
+        A fixed split (used when ``cv`` is None or 1) needs no stratification.
+
+    Returns
+    -------
+    int
+        ``cv`` for K-fold (K ≥ 2), 2 for a stratified hold-out split, 1 for
+        a fixed split.
+
+    Examples
+    --------
+    >>> min_class_size(5), min_class_size(1), min_class_size(None, test_mask=[True, False])
+    (5, 2, 1)
+    """
+    if cv is not None and cv > 1:
+        return cv
+    return 1 if test_mask is not None else 2
+
+
+def rare_classes(y, min_count: int) -> dict:
+    """The classes of ``y`` with fewer than ``min_count`` documents, with their counts.
+
+    Parameters
+    ----------
+    y : array-like
+    min_count : int
+
+    Returns
+    -------
+    dict
+        Class → count, rarest first.
+
+    Examples
+    --------
+    >>> rare_classes(["a", "a", "a", "b", "c", "c"], 3)
+    {'b': 1, 'c': 2}
+    """
+    labels, counts = np.unique(np.asarray(y), return_counts=True)
+    order = np.argsort(counts, kind="stable")
+    # Plain Python labels (str, int), so the dict prints and serialises as users wrote them.
+    plain = labels.tolist()
+    return {plain[i]: int(counts[i]) for i in order if counts[i] < min_count}
+
+
+def drop_rare_classes(X: Sequence[str], y, min_count: int):
+    """Remove the documents of classes with fewer than ``min_count`` documents.
+
+    Parameters
+    ----------
+    X : sequence of str
+    y : array-like
+    min_count : int
+        E.g. :func:`min_class_size` of the planned splits.
+
+    Returns
+    -------
+    X : list of str
+    y : ndarray
+    keep : ndarray of bool
+        Which documents were kept (to subset a ``test_mask`` too).
+    dropped : dict
+        Class → count of the classes removed (see :func:`rare_classes`).
+
+    Examples
+    --------
+    >>> X, y, keep, dropped = drop_rare_classes(["a", "b", "c", "d"], [0, 0, 1, 0], 2)
+    >>> X, y.tolist(), dropped
+    (['a', 'b', 'd'], [0, 0, 0], {1: 1})
+    """
+    y = np.asarray(y)
+    dropped = rare_classes(y, min_count)
+    keep = ~np.isin(y, list(dropped))
+    return [doc for doc, kept in zip(X, keep) if kept], y[keep], keep, dropped
 
 
 def _splits(
@@ -20,8 +112,19 @@ def _splits(
     random_state: int | None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (train, test) index pairs of a comparison (see :func:`compare`)."""
+    if cv is not None and (isinstance(cv, bool) or not isinstance(cv, Integral) or cv < 1):
+        raise ValueError(f"cv must be None or an int >= 1 (1: a single split), got {cv!r}.")
+    stratified = (cv is not None and cv > 1) or test_mask is None
+    too_small = rare_classes(y, min_class_size(cv, test_mask)) if stratified else {}
+    if too_small:
+        split = f"{cv}-fold CV" if cv and cv > 1 else "a stratified hold-out split"
+        raise ValueError(
+            f"{split} needs at least {min_class_size(cv, test_mask)} documents of each class; "
+            f"class(es) {too_small} (class: documents) have fewer. Drop them first "
+            "(skattn.compare.drop_rare_classes) or use fewer folds."
+        )
     placeholder = np.zeros(len(y))
-    if cv:
+    if cv is not None and cv > 1:
         folds = StratifiedKFold(cv, shuffle=True, random_state=random_state)
         return list(folds.split(placeholder, y))
     if test_mask is not None:
@@ -52,12 +155,14 @@ def compare(
         Name → factory returning an unfitted estimator, such as the entries
         of :func:`available_models`.
     cv : int or None, default=5
-        Stratified K-fold (shuffled with ``random_state``); None: the fixed
-        split of ``test_mask`` if given, else one stratified hold-out split
-        of ``test_size``.
+        Stratified K-fold (shuffled with ``random_state``); None or 1: one
+        split, the fixed split of ``test_mask`` if given, else one
+        stratified hold-out split of ``test_size``. Every class needs at
+        least K documents (2 for a hold-out split; see
+        :func:`drop_rare_classes`).
     test_size : float, default=0.2
     test_mask : ndarray of bool, optional
-        A corpus' own test documents (used when ``cv`` is None).
+        A corpus' own test documents (used when ``cv`` is None or 1).
     random_state : int or None, default=0
         Seed of the splits and of every model: each parameter of a model
         whose name ends in ``random_state`` is set to it before each fit
@@ -73,23 +178,37 @@ def compare(
     list of dict
         Per model: ``model`` (its name), ``kind`` (the ``kind`` of its
         factory, None when the factory has none), ``accuracies`` (per
-        fold), ``accuracy_mean``, ``accuracy_std``, ``fit_seconds`` (mean
-        per fold) and ``predict_docs_per_s``.
+        fold), ``accuracy_mean``, ``accuracy_std`` (population std over
+        folds), ``fit_seconds`` (mean per fold) with ``fit_seconds_folds``
+        (per fold), ``predict_docs_per_s``; per fold, ``n_train`` (training
+        documents), ``test_indices`` and ``correct`` (bool per test
+        document, in ``test_indices`` order: every model sees the same
+        folds, so these pair the models document by document); and what
+        :func:`~skattn.compare.add_statistics` adds: ``accuracy_interval``
+        (95% bootstrap interval for one split) and ``paired_test`` (each
+        attention model against the best baseline).
+
+    Raises
+    ------
+    ValueError
+        If ``cv`` is not None or an int ≥ 1, or a class is too small for
+        the stratified splits.
 
     Examples
     --------
     >>> from skattn.baselines import tfidf_logreg
     >>> X = ["good", "fine", "great", "bad", "poor", "awful"] * 5
     >>> y = [1, 1, 1, 0, 0, 0] * 5
-    >>> [r["model"] for r in compare(X, y, {"tfidf": tfidf_logreg}, cv=3, progress=len)]
-    ['tfidf']
+    >>> [record] = compare(X, y, {"tfidf": tfidf_logreg}, cv=3, progress=len)
+    >>> record["model"], record["n_train"], [c.size for c in record["correct"]]
+    ('tfidf', [20, 20, 20], [10, 10, 10])
     """
     X = np.asarray(X, dtype=object)
     y = np.asarray(y)
     splits = _splits(y, cv, test_size, test_mask, random_state)
     results = []
     for name, factory in models.items():
-        accuracies, fit_seconds, predict_rates = [], [], []
+        accuracies, fit_seconds, predict_rates, correct = [], [], [], []
         for fold, (train, test) in enumerate(splits, start=1):
             model = set_random_state(clone(factory()), random_state)
             start = time.perf_counter()
@@ -98,7 +217,8 @@ def compare(
             start = time.perf_counter()
             predicted = model.predict(X[test])
             predict_time = time.perf_counter() - start
-            accuracies.append(float(np.mean(predicted == y[test])))
+            correct.append(np.asarray(predicted == y[test], dtype=bool))
+            accuracies.append(float(np.mean(correct[-1])))
             fit_seconds.append(fit_time)
             predict_rates.append(len(test) / predict_time)
             progress(
@@ -115,7 +235,11 @@ def compare(
                 "accuracy_mean": float(np.mean(accuracies)),
                 "accuracy_std": float(np.std(accuracies)),
                 "fit_seconds": float(np.mean(fit_seconds)),
+                "fit_seconds_folds": fit_seconds,
                 "predict_docs_per_s": float(np.mean(predict_rates)),
+                "n_train": [len(train) for train, _ in splits],
+                "test_indices": [test for _, test in splits],
+                "correct": correct,
             }
         )
-    return results
+    return add_statistics(results)

@@ -10,17 +10,39 @@ from pathlib import Path
 
 import numpy as np
 
-from skattn.datasets import fetch_movie_reviews, fetch_sentence_polarity, fetch_trec
+from skattn.datasets import (
+    fetch_movie_reviews,
+    fetch_nps_chat,
+    fetch_sentence_polarity,
+    fetch_trec,
+)
 
 #: File suffixes read as tables (a header row, or one JSON object a line).
 TABLE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
 #: The corpora :func:`load_dataset` knows by name.
-CORPORA = ("movie_reviews", "sentence_polarity", "trec")
+CORPORA = ("movie_reviews", "nps_chat", "sentence_polarity", "trec")
 
 
 @dataclass
 class Corpus:
-    """Documents, labels and, when the corpus has one, its fixed test split."""
+    """Documents, labels and, when the corpus has one, its fixed test split.
+
+    Parameters
+    ----------
+    X : list of str
+        The documents.
+    y : ndarray or None
+        Their labels (None when a file is read without a label column).
+    test_mask : ndarray of bool or None, default=None
+        True for the documents of the corpus' own test split (TREC).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> corpus = Corpus(["good", "bad"], np.array(["pos", "neg"]))
+    >>> corpus.X, corpus.y.tolist(), corpus.test_mask
+    (['good', 'bad'], ['pos', 'neg'], None)
+    """
 
     X: list[str]
     y: np.ndarray | None
@@ -119,8 +141,9 @@ def load_dataset(
 
     Parameters
     ----------
-    name : {"sentence_polarity", "movie_reviews", "trec"} or path to .csv/.jsonl/.ndjson
-        TREC comes with its fixed train/test split (``test_mask``).
+    name : {"sentence_polarity", "movie_reviews", "nps_chat", "trec"} or path to .csv/.jsonl/.ndjson
+        TREC comes with its fixed train/test split (``test_mask``); nps_chat
+        is the 15 dialogue acts of :func:`~skattn.datasets.fetch_nps_chat`.
     data_home : str or path-like, optional
         Where the named corpora are (see :func:`skattn.datasets.get_data_home`).
     text_column, label_column : str, default="text", "label"
@@ -144,7 +167,11 @@ def load_dataset(
         test = fetch_trec(subset="test", data_home=data_home)
         mask = np.r_[np.zeros(len(train.data), bool), np.ones(len(test.data), bool)]
         return Corpus(train.data + test.data, np.r_[train.target, test.target], mask)
-    loaders = {"sentence_polarity": fetch_sentence_polarity, "movie_reviews": fetch_movie_reviews}
+    loaders = {
+        "sentence_polarity": fetch_sentence_polarity,
+        "movie_reviews": fetch_movie_reviews,
+        "nps_chat": fetch_nps_chat,
+    }
     if name in loaders:
         return Corpus(*loaders[name](data_home=data_home, return_X_y=True))
     if Path(name).suffix.lower() in TABLE_SUFFIXES:

@@ -10,12 +10,19 @@ from sklearn.base import BaseEstimator
 
 from skattn.baselines import linear_baselines, tuned_baselines
 from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+from skattn.fasttext_baseline import FastTextClassifier, fasttext_available
 from skattn.utils.params import validate_params
 
-#: The kinds of model a comparison holds.
+#: Kind of the attention models (self-attentive, hierarchical and their variants).
 ATTENTION_MODEL = "attention model"
+#: Kind of the five linear baselines of the HAN paper's Table 2.
 TABLE_2_BASELINE = "Table-2 baseline"
+#: Kind of the better-tuned linear variants (``tfidf_logreg`` among them).
 TUNED_BASELINE = "tuned baseline"
+#: Baselines from outside the paper and our linear pipelines (fastText).
+OTHER_BASELINE = "other baseline"
+#: The kinds the best baseline of a comparison is chosen from.
+BASELINE_KINDS = (TABLE_2_BASELINE, TUNED_BASELINE, OTHER_BASELINE)
 
 
 @dataclass(frozen=True)
@@ -30,7 +37,8 @@ class ModelEntry:
     factory : callable
         Returns a new unfitted estimator.
     kind : str
-        ``"attention model"``, ``"Table-2 baseline"`` or ``"tuned baseline"``.
+        ``"attention model"``, ``"Table-2 baseline"``, ``"tuned baseline"``
+        or ``"other baseline"``.
 
     Examples
     --------
@@ -91,8 +99,11 @@ def available_models(
     default model also as ``*_w2v`` (word2vec trained on the fit data) and,
     when ``vectors`` is given, ``*_vectors`` (those pretrained vectors).
     Baselines: the five of HAN Table 2
-    (:func:`skattn.baselines.linear_baselines`) and the tuned variants of
-    :func:`skattn.baselines.tuned_baselines` (``tfidf_logreg`` among them).
+    (:func:`skattn.baselines.linear_baselines`), the tuned variants of
+    :func:`skattn.baselines.tuned_baselines` (``tfidf_logreg`` among them)
+    and, when the ``fasttext`` extra is installed, ``fasttext``
+    (:class:`~skattn.fasttext_baseline.FastTextClassifier`, an "other
+    baseline": what many users try first).
 
     Parameters
     ----------
@@ -170,11 +181,15 @@ def available_models(
         models[name] = baseline(linear_baselines, name, TABLE_2_BASELINE)
     for name in tuned_baselines():
         models[name] = baseline(tuned_baselines, name, TUNED_BASELINE)
+    if fasttext_available():
+        models["fasttext"] = ModelEntry(
+            lambda: set_random_state(FastTextClassifier(), random_state), OTHER_BASELINE
+        )
     return models
 
 
 def model_kind(name: str, models: dict[str, ModelEntry] | None = None) -> str:
-    """The kind of a registered model: an attention model, a Table-2 or a tuned baseline.
+    """The kind of a registered model: an attention model, a Table-2, tuned or other baseline.
 
     Parameters
     ----------

