@@ -16,8 +16,9 @@ _ENTRIES = {
     "embeddings": """
 embeddings : str, None, path, KeyedVectors or dict, default={default}
     Initial word vectors. "auto": GloVe 6B 50d when ``skattn[glove]`` is
-    installed and knows at least 80% of the training tokens, else "ppmi"
-    (``choices_`` says which and why). "glove-6b-50d": those vectors
+    installed, knows at least 90% of the training tokens and the fit data
+    holds fewer than a million tokens, else "ppmi" (``choices_`` says which
+    and why). "glove-6b-50d": those vectors
     (falling back to "ppmi" with a warning when they know too little of the
     corpus). "ppmi" learns count-based vectors from the fit data (no
     download, no extra dependency); "word2vec" trains gensim skip-gram on

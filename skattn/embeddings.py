@@ -1,7 +1,8 @@
 """Initial word vectors for the attention networks.
 
 Sources: ``"auto"`` (the default: GloVe 6B 50d when its package is
-installed and knows the corpus's words, else ``"ppmi"``), ``"ppmi"``
+installed, knows the corpus's words and the corpus is small, else
+``"ppmi"``), ``"ppmi"``
 (below), ``"glove-6b-50d"`` (named vectors from an installed package, see
 :mod:`skattn.pretrained`), ``"word2vec"`` (gensim skip-gram trained on the
 fit data, the HAN paper's protocol; optional extra), pretrained vectors as a
@@ -37,6 +38,7 @@ import scipy.sparse as sp
 from sklearn.utils.extmath import randomized_svd
 
 from skattn.pretrained import (
+    AUTO_MAX_TOKENS,
     MIN_TOKEN_COVERAGE,
     NAMED_VECTORS,
     load_named_vectors,
@@ -353,7 +355,8 @@ def initial_vectors(
         training tokens); "auto" is "glove-6b-50d" when its package is
         installed and it knows enough of the tokens, else "ppmi" (no
         warning: the choice is reported). Anything else is a pretrained
-        source of exactly ``dim`` dimensions.
+        source of exactly ``dim`` dimensions. "auto" also keeps "ppmi" for fit
+        data of :data:`~skattn.pretrained.AUTO_MAX_TOKENS` tokens or more.
     encoder : fitted TextEncoder
     corpus : EncodedCorpus
         The encoded training documents.
@@ -398,6 +401,13 @@ def _named_or_fit_data(name: str, encoder, corpus, dim: int, random_state: int) 
 
     if name == "auto" and not named_vectors_installed(named):
         why = f"{named} is not installed ({NAMED_VECTORS[named][1]})"
+        return InitialVectors(ppmi(), 1.0, "ppmi", why)
+    n_tokens = len(corpus.token_ids)
+    if name == "auto" and n_tokens >= AUTO_MAX_TOKENS:
+        why = (
+            f"the fit data has {n_tokens:,} tokens (at least {AUTO_MAX_TOKENS:,}): "
+            "vectors learned from it"
+        )
         return InitialVectors(ppmi(), 1.0, "ppmi", why)
     vectors = load_named_vectors(named)
     if dim < vectors.vector_size and name == "auto":

@@ -25,6 +25,7 @@ import numpy as np
 from skattn.text import EncodedCorpus
 
 __all__ = [
+    "AUTO_MAX_TOKENS",
     "MIN_TOKEN_COVERAGE",
     "NAMED_VECTORS",
     "WordVectors",
@@ -40,7 +41,10 @@ NAMED_VECTORS = {
 
 #: Below this share of the training tokens known to pretrained vectors, the
 #: vectors learned from the fit data are used instead.
-MIN_TOKEN_COVERAGE = 0.8
+MIN_TOKEN_COVERAGE = 0.9
+#: ``embeddings="auto"`` takes pretrained vectors only for fit data of fewer
+#: tokens than this: from more text, vectors learned from it do as well.
+AUTO_MAX_TOKENS = 1_000_000
 
 
 @dataclass(frozen=True)

