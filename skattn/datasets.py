@@ -182,6 +182,12 @@ def fetch_sentence_polarity(*, data_home=None, download_if_missing=True, return_
     10,662 movie-review snippets, 5,331 positive and 5,331 negative,
     read from latin-1. Labels are ``"neg"`` and ``"pos"``.
 
+    Documents come grouped by class, in a fixed order: the 5,331 negative
+    snippets first, then the 5,331 positive ones. Shuffle before splitting
+    or subsampling, for example with
+    ``sklearn.model_selection.train_test_split(X, y, stratify=y,
+    random_state=0)``; a slice such as ``X[:8000]`` is not a random sample.
+
     Parameters
     ----------
     data_home : str or path-like, optional
@@ -217,6 +223,11 @@ def fetch_movie_reviews(*, data_home=None, download_if_missing=True, return_X_y=
     2,000 full reviews. Each document keeps its sentence boundaries as line
     breaks (the corpus is stored one sentence per line), so
     ``sentence_split="lines"`` recovers them. Labels ``"neg"`` / ``"pos"``.
+
+    Documents come grouped by class, sorted by file name within each class:
+    the 1,000 negative reviews first, then the 1,000 positive ones. Shuffle
+    before splitting or subsampling (``train_test_split(X, y, stratify=y,
+    random_state=0)``); a slice such as ``X[:1600]`` is not a random sample.
 
     Parameters
     ----------
@@ -257,6 +268,11 @@ def fetch_trec(
     5,452 training and 500 test questions with 6 coarse labels (``DESC``,
     ``ENTY``, ``ABBR``, ``HUM``, ``LOC``, ``NUM``) and 50 fine ones
     (``"DESC:manner"``).
+
+    Questions keep the order of the original files, whose labels are
+    interleaved; ``subset="all"`` gives the 5,452 training questions
+    followed by the 500 test questions, so ``X[:5452]`` / ``X[5452:]`` is the
+    standard split. ``subset="train"`` and ``subset="test"`` keep it.
 
     Parameters
     ----------

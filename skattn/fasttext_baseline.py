@@ -11,22 +11,10 @@ the directory; nothing is written anywhere else.
 Defaults: word bigrams (``word_ngrams=2``), 5 epochs, one thread, learning
 rate 0.5, and the normalisation of fastText's own tutorial (lowercase, a
 space around ``. ! ? , ' / ( )``). fastText's default learning rate for
-supervised training (0.1) underfits in 5 epochs on small corpora; measured
-here (80/20 split of sentence_polarity, seed 0; 5-fold CV of nps_chat,
-seed 0):
+supervised training (0.1) underfits in 5 epochs on small corpora (RESULTS.md
+has the measurements).
 
-========================  ===================  ==========
-setting                   sentence_polarity    nps_chat
-========================  ===================  ==========
-lr 0.1, raw text          63.71                73.68
-lr 0.5, raw text          76.23                79.12
-lr 0.5, normalised        76.65                83.80
-lr 1.0, normalised        --                   83.68
-========================  ===================  ==========
-
-Fit takes about one second per 10,000 short documents with one thread.
-
-A trap of fastText 0.9 with one thread, measured here: it initialises only
+A trap of fastText 0.9 with one thread: it initialises only
 the first tenth of its input matrix (``DenseMatrix::uniform`` fills one
 block of ten per thread) and leaves the rest as the allocator hands it
 over. A large matrix is fresh memory from the system (zeros), so fits are
