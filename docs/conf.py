@@ -42,9 +42,21 @@ autodoc_preserve_defaults = True
 # class; their docstrings point into scikit-learn's own glossary.
 autodoc_default_options = {
     "members": True,
-    # fit/predict/... live in the shared base class; scikit-learn's own
-    # BaseEstimator methods (get_params, set_params, ...) are not repeated.
-    "inherited-members": "BaseEstimator",
+    # fit/predict/... live in the shared base class; the methods of the
+    # libraries' own base classes (scikit-learn's get_params, PyTorch's
+    # Module, skorch's NeuralNet, ...) are documented by those libraries.
+    "inherited-members": ",".join(
+        [
+            "BaseEstimator",
+            "ClassifierMixin",
+            "Module",
+            "NeuralNet",
+            "NeuralNetClassifier",
+            "Callback",
+            "Dataset",
+            "Sampler",
+        ]
+    ),
     "exclude-members": ",".join(
         ["get_metadata_routing", "set_output"]
         + [

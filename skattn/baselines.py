@@ -108,11 +108,11 @@ class LogIdfTransformer(
 
     Attributes
     ----------
-    idf_ : ndarray of shape (n_features_in_,)
+    idf_ : ndarray of shape (n_features,)
         The idf of each feature.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Names of the features seen in ``fit``, when ``X`` had string column
         names (a DataFrame).
 
@@ -155,11 +155,11 @@ class LogIdfTransformer(
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_documents, n_features_in_)
+        X : {array-like, sparse matrix} of shape (n_documents, n_features)
 
         Returns
         -------
-        csr_matrix of float64, shape (n_documents, n_features_in_)
+        csr_matrix of float64, shape (n_documents, n_features)
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_NUMERIC)
@@ -183,7 +183,7 @@ class LargestValueScaler(
         The largest value of the fit matrix (1 if none is positive).
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Names of the features seen in ``fit``, when ``X`` had string column
         names (a DataFrame).
 
@@ -218,11 +218,11 @@ class LargestValueScaler(
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_documents, n_features_in_)
+        X : {array-like, sparse matrix} of shape (n_documents, n_features)
 
         Returns
         -------
-        csr_matrix of float64, shape (n_documents, n_features_in_)
+        csr_matrix of float64, shape (n_documents, n_features)
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_NUMERIC)
