@@ -125,9 +125,11 @@ def _read_index(path: Path) -> list[str]:
 def token_coverage(
     source: WordVectors, id_to_token: list[str], corpus: EncodedCorpus, first_word_id: int = 3
 ) -> float:
-    """Share of the corpus's word occurrences whose word has a vector in ``source``.
+    """Share of the occurrences of the vocabulary's words that have a vector in ``source``.
 
-    Unknown-word (UNK) occurrences count as not covered; padding and the
+    Only words of the vocabulary count: unknown-word (UNK) occurrences are
+    left out (which words they were is not kept, and how many there are
+    depends on ``min_count`` more than on the corpus), and padding and the
     blank-document token are not words.
 
     Parameters
@@ -153,9 +155,7 @@ def token_coverage(
     >>> token_coverage(vectors, encoder.id_to_token_, corpus)
     0.75
     """
-    ids = corpus.token_ids
-    counts = np.bincount(ids, minlength=len(id_to_token))
-    known = np.array([token in source.key_to_index for token in id_to_token], dtype=bool)
-    known[:first_word_id] = False
-    words = counts[1] + counts[first_word_id:].sum()  # UNK occurrences are words too
+    counts = np.bincount(corpus.token_ids, minlength=len(id_to_token))[first_word_id:]
+    known = np.array([token in source.key_to_index for token in id_to_token[first_word_id:]])
+    words = counts.sum()
     return float(counts[known].sum() / words) if words else 0.0

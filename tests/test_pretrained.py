@@ -77,10 +77,11 @@ def test_named_vectors_wider_than_the_embedding_are_refused_before_training():
 
 def test_token_coverage_counts_occurrences_and_unknown_words():
     encoder = TextEncoder(min_count=2)
-    corpus = encoder.fit_encode(["film film plot", "film zzq", "rare"])
+    corpus = encoder.fit_encode(["film film plot", "film zzqx zzqx", "rare"])
     glove = load_named_vectors("glove-6b-50d")
-    # Words kept: "film" (3 occurrences); "plot", "zzq", "rare" seen once are UNK.
-    assert token_coverage(glove, encoder.id_to_token_, corpus) == pytest.approx(3 / 6)
+    # Words kept: "film" (3 occurrences) and "zzqx" (2, unknown to GloVe); the
+    # words seen once are UNK and left out.
+    assert token_coverage(glove, encoder.id_to_token_, corpus) == pytest.approx(3 / 5)
 
 
 def test_the_threshold_is_a_share():
