@@ -1,4 +1,4 @@
-"""The default models learn on every shipped corpus (subsets and few epochs; 5-fold figures in RESULTS.md).
+"""The default models learn on every shipped corpus (5-fold figures live in RESULTS.md).
 
 Each floor sits a few points under the accuracy measured with the same
 call (test output prints it) and well above the majority class, so a model
