@@ -216,9 +216,13 @@ class FastTextClassifier(ClassifierMixin, BaseEstimator):
         seed = _seed(self.random_state)
         with tempfile.TemporaryDirectory(prefix="skattn-fasttext-") as folder:
             path = os.path.join(folder, "train.txt")
+            # fastText reads its file in order and decays its learning rate
+            # along it: documents grouped by class (as the fetchers and
+            # K-fold indices give them) would leave it at the last class.
+            order = np.random.RandomState(seed).permutation(len(lines))
             with open(path, "w", encoding="utf-8") as handle:
-                for label, line in zip(encoded, lines):
-                    handle.write(f"{_LABEL}{label} {line}\n")
+                for row in order:
+                    handle.write(f"{_LABEL}{encoded[row]} {lines[row]}\n")
             self.model_ = fasttext.train_supervised(
                 path,
                 label=_LABEL,

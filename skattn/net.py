@@ -419,9 +419,9 @@ class NetConfig:
 
     Examples
     --------
-    >>> config = NetConfig.from_params({"lr": 0.01, "max_epochs": 2, "hidden_size": 8})
-    >>> config.lr, config.max_epochs, config.optimizer
-    (0.01, 2, 'adam')
+    >>> config = NetConfig.from_params({"lr": 0.01, "hidden_size": 8})
+    >>> config.lr, config.optimizer  # hidden_size is the module's, not the net's
+    (0.01, 'adam')
     """
 
     optimizer: str | type = "adam"

@@ -98,13 +98,16 @@ def test_training_file_is_fasttext_format_in_a_private_folder_removed_after(monk
     folder = os.path.dirname(seen["path"])
     assert os.path.basename(folder).startswith("skattn-fasttext-")
     assert not os.path.exists(folder)
-    # Labels are class indices; one line per document, normalised as fastText's tutorial.
-    assert seen["lines"][:4] == [
+    # Labels are class indices; one line per document, normalised as fastText's
+    # tutorial, in a shuffled order (fastText reads its file in order).
+    expected = [
         "__label__1 good , film !",
         "__label__0 two lines",
         "__label__0 sneaky",
         "__label__1 ",
     ]
+    assert sorted(seen["lines"]) == sorted(expected * 5)
+    assert seen["lines"] != expected * 5
     options = seen["options"]
     assert (options["wordNgrams"], options["epoch"], options["thread"]) == (2, 20, 1)
     assert options["seed"] == 11 and options["verbose"] == 0
@@ -147,4 +150,15 @@ def test_learns_sentence_polarity_from_2000_documents(polarity):
     )
     clf = FastTextClassifier(random_state=0).fit(X_train, y_train)
     # Measured: 69.6 (seed 0 of this split; 66.1-69.8 over 3 splits × 3 seeds); chance 50.
+    assert clf.score(X_test, y_test) > 0.65
+
+
+def test_documents_grouped_by_class_learn_as_well_as_shuffled_ones(polarity):
+    """K-fold indices and the fetchers give documents grouped by class."""
+    X, y = polarity
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, train_size=2000, test_size=1000, stratify=y, random_state=0
+    )
+    grouped = np.argsort(y_train, kind="stable")
+    clf = FastTextClassifier(random_state=0).fit([X_train[i] for i in grouped], y_train[grouped])
     assert clf.score(X_test, y_test) > 0.65
