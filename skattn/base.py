@@ -38,7 +38,6 @@ import torch
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 from skorch.callbacks import EarlyStopping
@@ -65,6 +64,7 @@ from skattn.utils.validation import (
     check_same_length,
     check_sample_weight,
     check_text_input,
+    seed_from,
     text_input_tags,
 )
 
@@ -231,7 +231,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         self
         """
         validate_params(self)
-        check_embeddings_source(self.embeddings)
+        check_embeddings_source(self.embeddings, self.embedding_dim)
         check_net_params(self.net_params)
         device = resolve_device(self.device)
         X = check_text_input(X)
@@ -244,7 +244,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         # the samples came in (batches, split and vectors all follow it);
         # errors still name positions in the caller's order.
         order = np.array(sorted(range(len(X)), key=lambda i: (X[i], y_encoded[i])), dtype=np.int64)
-        seed = _seed_from(self.random_state)
+        seed = seed_from(self.random_state)
         with contextlib.ExitStack() as stack:
             stack.enter_context(torch_threads(self.threads))
             stack.enter_context(seeded(seed, device))
@@ -493,7 +493,9 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         train_idx, valid_idx = train_test_split(
             np.arange(len(dataset)), test_size=fraction, stratify=dataset.labels, random_state=seed
         )
-        return dataset.subset(train_idx), dataset.subset(valid_idx)
+        valid = dataset.subset(valid_idx)
+        # Scored every epoch: length-sorted, its batches pad least.
+        return dataset.subset(train_idx), valid.subset(np.argsort(valid.sort_keys, kind="stable"))
 
     # -- inference -----------------------------------------------------------
     def to_dataset(self, X: Sequence[str], y=None) -> DocumentDataset:
@@ -670,10 +672,3 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         tags = text_input_tags(super().__sklearn_tags__())
         tags.non_deterministic = self.random_state is None
         return tags
-
-
-def _seed_from(random_state) -> int:
-    """An int seed: ``random_state`` itself when an int, else drawn from it."""
-    if isinstance(random_state, Integral):
-        return int(random_state)
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))

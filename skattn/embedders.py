@@ -30,7 +30,10 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         as ``classifier__attention_hops`` and so on.
     output : {"flatten", "max", "mean"}, default="flatten"
         "flatten": (n, r·2u), hop after hop; "max" / "mean": (n, 2u), the
-        element-wise max / mean over the r hops.
+        element-wise max / mean over the r hops. The same choices as the
+        classifier's ``pooling`` (which sets what its MLP reads); named
+        ``output`` here because it only shapes ``transform``, and the
+        classifier's own ``pooling`` stays free to differ.
 
     Attributes
     ----------

@@ -37,10 +37,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.extmath import randomized_svd
 
+from skattn import pretrained
 from skattn.pretrained import (
-    AUTO_MAX_TOKENS,
-    MIN_TOKEN_COVERAGE,
     NAMED_VECTORS,
+    check_named_vectors,
     load_named_vectors,
     named_vectors_installed,
     token_coverage,
@@ -188,13 +188,15 @@ NAMED_SOURCES = ("auto", *TRAINED_SOURCES, *NAMED_VECTORS)
 AUTO_PRETRAINED = "glove-6b-50d"
 
 
-def check_embeddings_source(source) -> None:
+def check_embeddings_source(source, dim: int | None = None) -> None:
     """Fail early (before any encoding or training) on an unusable ``embeddings`` value.
 
     Examples
     --------
     >>> check_embeddings_source("ppmi")
     """
+    if isinstance(source, str) and source in NAMED_VECTORS and dim is not None:
+        check_named_vectors(source, dim)
     if source is None or (isinstance(source, str) and source in NAMED_SOURCES):
         return
     if isinstance(source, (str, os.PathLike)):
@@ -403,9 +405,9 @@ def _named_or_fit_data(name: str, encoder, corpus, dim: int, random_state: int) 
         why = f"{named} is not installed ({NAMED_VECTORS[named][1]})"
         return InitialVectors(ppmi(), 1.0, "ppmi", why)
     n_tokens = len(corpus.token_ids)
-    if name == "auto" and n_tokens >= AUTO_MAX_TOKENS:
+    if name == "auto" and n_tokens >= pretrained.AUTO_MAX_TOKENS:
         why = (
-            f"the fit data has {n_tokens:,} tokens (at least {AUTO_MAX_TOKENS:,}): "
+            f"the fit data has {n_tokens:,} tokens (at least {pretrained.AUTO_MAX_TOKENS:,}): "
             "vectors learned from it"
         )
         return InitialVectors(ppmi(), 1.0, "ppmi", why)
@@ -419,10 +421,10 @@ def _named_or_fit_data(name: str, encoder, corpus, dim: int, random_state: int) 
             f"more than embedding_dim={dim}; set embedding_dim >= {vectors.vector_size}."
         )
     share = token_coverage(vectors, encoder.id_to_token_, corpus)
-    if share < MIN_TOKEN_COVERAGE:
+    if share < pretrained.MIN_TOKEN_COVERAGE:
         why = (
             f"{named} knows {share:.0%} of the training tokens (below "
-            f"{MIN_TOKEN_COVERAGE:.0%}); vectors learned from the fit data are used"
+            f"{pretrained.MIN_TOKEN_COVERAGE:.0%}); vectors learned from the fit data are used"
         )
         if name != "auto":
             warnings.warn(f"embeddings={name!r}: {why}.", UserWarning, stacklevel=4)

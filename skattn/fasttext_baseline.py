@@ -14,17 +14,9 @@ space around ``. ! ? , ' / ( )``). fastText's default learning rate for
 supervised training (0.1) underfits in 5 epochs on small corpora (RESULTS.md
 has the measurements).
 
-A trap of fastText 0.9 with one thread: it initialises only
-the first tenth of its input matrix (``DenseMatrix::uniform`` fills one
-block of ten per thread) and leaves the rest as the allocator hands it
-over. A large matrix is fresh memory from the system (zeros), so fits are
-reproducible; a small one (``bucket=1000``) reuses freed memory, and fits
-became irreproducible and sometimes stopped with "Encountered NaN". glibc
-serves every allocation of 32 MiB or more from fresh memory, so
-:class:`FastTextClassifier` requires ``bucket × dim ≥ 2**23`` float32 cells
-(``bucket ≥ 83,887`` at ``dim=100``; fastText's default 2,000,000 is far
-above) and ``word_ngrams ≥ 2`` (with unigrams only, fastText drops the
-buckets and the matrix shrinks to the vocabulary).
+``bucket × dim`` must be at least 2**23 float32 cells and ``word_ngrams``
+at least 2: with one thread, fastText 0.9 initialises only part of a
+smaller input matrix (fits then differ from run to run); see RESULTS.md.
 """
 
 from __future__ import annotations
@@ -37,11 +29,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from skattn.utils.params import POSITIVE_INT, Interval, validate_params
-from skattn.utils.validation import check_labels, check_text_input, text_input_tags
+from skattn.utils.validation import check_labels, check_text_input, seed_from, text_input_tags
 
 #: The label prefix of the training file (fastText's option ``label``).
 _LABEL = "__label__"
@@ -124,6 +115,8 @@ class FastTextClassifier(ClassifierMixin, BaseEstimator):
         The labels seen in ``fit``, sorted; the columns of ``predict_proba``.
     model_ : fasttext.FastText._FastText
         The trained fastText model.
+    label_columns_ : ndarray of int
+        The column of ``classes_`` of each of ``model_.labels``.
 
     Examples
     --------
@@ -213,7 +206,7 @@ class FastTextClassifier(ClassifierMixin, BaseEstimator):
         lines = self._lines(X)
         y = check_labels(y, len(lines))
         self.classes_, encoded = np.unique(y, return_inverse=True)
-        seed = _seed(self.random_state)
+        seed = seed_from(self.random_state)
         with tempfile.TemporaryDirectory(prefix="skattn-fasttext-") as folder:
             path = os.path.join(folder, "train.txt")
             # fastText reads its file in order and decays its learning rate
@@ -237,7 +230,7 @@ class FastTextClassifier(ClassifierMixin, BaseEstimator):
                 verbose=0,
             )
         # The column of predict_proba for each of fastText's labels.
-        self._columns = np.array([int(label[len(_LABEL) :]) for label in self.model_.labels])
+        self.label_columns_ = np.array([int(label[len(_LABEL) :]) for label in self.model_.labels])
         return self
 
     def predict_proba(self, X: Sequence[str]) -> np.ndarray:
@@ -257,7 +250,7 @@ class FastTextClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "model_")
         labels, probabilities = self.model_.predict(self._lines(X), k=-1)
         proba = np.zeros((len(labels), len(self.classes_)))
-        index = {label: column for label, column in zip(self.model_.labels, self._columns)}
+        index = {label: column for label, column in zip(self.model_.labels, self.label_columns_)}
         for row, (names, values) in enumerate(zip(labels, probabilities)):
             proba[row, [index[name] for name in names]] = values
         return proba / proba.sum(axis=1, keepdims=True)
@@ -316,10 +309,3 @@ class FastTextClassifier(ClassifierMixin, BaseEstimator):
         tags = text_input_tags(super().__sklearn_tags__())
         tags.non_deterministic = self.random_state is None or self.thread > 1
         return tags
-
-
-def _seed(random_state) -> int:
-    """fastText's int seed: ``random_state`` itself when an int, else drawn from it."""
-    if isinstance(random_state, Integral):
-        return int(random_state)
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))

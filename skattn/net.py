@@ -43,6 +43,7 @@ from skattn.data import BucketBatchSampler, DocumentDataset
 from skattn.utils.runtime import resolve_device
 
 __all__ = [
+    "NET_PARAM_PREFIXES",
     "OPTIMIZERS",
     "AttentionNet",
     "NetConfig",
@@ -165,8 +166,9 @@ class AttentionNet(NeuralNetClassifier):
             # A DataLoader draws a base seed when it starts iterating: from its
             # own generator here, so inference leaves the global one alone.
             extra.setdefault("generator", torch.Generator())
-            # Length-sorted batches pad least; predict_outputs puts them back in order.
-            order = _inference_order(dataset)
+            # In dataset order, as skorch's own predict expects; predict_outputs
+            # hands over a length-sorted view of the documents (less padding).
+            order = np.arange(len(dataset))
             sampler = [
                 order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)
             ]
@@ -181,12 +183,12 @@ class AttentionNet(NeuralNetClassifier):
         embedding.weight.requires_grad_(not freeze)
 
     def _iter_outputs(self, dataset: DocumentDataset) -> Iterator[tuple[np.ndarray, dict, Any]]:
-        """Yield ``(document_indices, batch, module_output)`` over the inference batches."""
-        order = _inference_order(dataset)
+        """Yield ``(document_indices, batch, module_output)`` over length-sorted batches."""
+        order = np.argsort(dataset.sort_keys, kind="stable")
         self.module_.eval()
         start = 0
         with torch.no_grad():
-            for X, _ in self.get_iterator(dataset, training=False):
+            for X, _ in self.get_iterator(dataset.subset(order), training=False):
                 rows = order[start : start + len(X["lengths"])]
                 start += len(rows)
                 yield rows, X, self.infer(X)
@@ -203,7 +205,7 @@ class AttentionNet(NeuralNetClassifier):
             Names of the module output's fields to collect. Fields with a
             fixed per-document shape come back as one array; attention maps
             as a list of per-document arrays, cut to the document's real
-            size (see ``PER_DOCUMENT``).
+            size.
 
         Returns
         -------
@@ -222,11 +224,6 @@ class AttentionNet(NeuralNetClassifier):
             field: np.stack(values) if _same_shape(values) else values
             for field, values in collected.items()
         }
-
-
-def _inference_order(dataset: DocumentDataset) -> np.ndarray:
-    """The order inference batches take the documents in: by length, stable."""
-    return np.argsort(dataset.sort_keys, kind="stable")
 
 
 def _attention_per_document(attention: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
@@ -356,7 +353,15 @@ NET_PARAM_PREFIXES = ("optimizer__", "criterion__", "iterator_train__", "iterato
 #: AttentionNet's own knobs a user may pass through ``net_params`` too.
 NET_PARAM_NAMES = ("bucket_pool",)
 #: DataLoader arguments the package sets itself (batching is its job).
-_OWN_ITERATOR_ARGS = ("batch_size", "shuffle", "sampler", "batch_sampler", "collate_fn")
+_OWN_ITERATOR_ARGS = (
+    "batch_size",
+    "shuffle",
+    "sampler",
+    "batch_sampler",
+    "collate_fn",
+    "drop_last",
+    "in_order",
+)
 
 
 def check_net_params(net_params: Mapping[str, Any] | None) -> None:
@@ -411,7 +416,7 @@ def user_callback_types(callbacks: Sequence | None) -> set[type]:
 
 @dataclass(frozen=True)
 class NetConfig:
-    """The training settings of an estimator, validated, as skorch needs them.
+    """The training settings of an estimator (already validated by it), as skorch needs them.
 
     Built once per ``fit`` from the estimator's parameters
     (:meth:`from_params`), so a reader (and a type checker) can follow each

@@ -55,6 +55,7 @@ from skattn._version import __version__
 from skattn.base import FittedState, WeightsMismatchError
 from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.embedders import SelfAttentiveEmbedder
+from skattn.utils.params import InvalidParameterError
 from skattn.utils.runtime import resolve_device
 
 FORMAT = "skattn-model"
@@ -246,6 +247,8 @@ def _build(description: dict, overrides: dict, path, warned: list):
             f"{path} was saved with {missing} set to code, which a model file cannot hold; "
             f"pass the same again: load(path, {missing[0]}=...)."
         )
+    # Parameters newer than the file: the caller's value, else the default.
+    params.update({name: value for name, value in overrides.items() if name in defaults})
     return cls(**params)
 
 
@@ -335,11 +338,15 @@ def _keep_the_chosen_learning_rate(description: dict, state: dict) -> None:
     fitted attribute ``lr``; ``fit`` now takes one rate, the one the saved
     network was trained with.
     """
-    params = description.get("params", {})
     chosen = state.get("attributes", {}).get("lr")
-    tried = params.get("lr")
-    if isinstance(tried, (list, dict)) and chosen is not None:
-        params["lr"] = chosen
+    if chosen is None:
+        return
+    while isinstance(description, dict):
+        params = description.get("params", {})
+        if isinstance(params.get("lr"), (list, dict)):
+            params["lr"] = chosen
+        inner = params.get("classifier")  # an embedder holds its classifier
+        description = inner.get(_ESTIMATOR) if isinstance(inner, dict) else None
 
 
 #: What the weight readers raise on bytes that are not their format: safetensors'
@@ -413,6 +420,8 @@ def load(path, **params):
         if "device" not in params:
             _fall_back_to_an_available_device(estimator)
         fitted = estimator.set_fitted_state(_state_from_json(state, weights))
+    except InvalidParameterError:
+        raise  # a keyword of the caller's, named by the message
     except (KeyError, TypeError) as error:
         raise _invalid(path, f"missing or wrong field {error}") from error
     except WeightsMismatchError as error:
@@ -428,11 +437,17 @@ def load(path, **params):
 
 
 def _parameter_names(description: dict) -> set[str]:
-    """The parameters of the estimator a description names, and of the estimators inside it."""
-    names: set[str] = set()
-    params = description.get("params") if isinstance(description, dict) else None
-    for name, value in (params if isinstance(params, dict) else {}).items():
-        names.add(name)
+    """The parameters of the class a description names, and of the estimators inside it.
+
+    Taken from the class (a file written by an older version may lack newer
+    parameters, which :func:`load` still accepts).
+    """
+    if not isinstance(description, dict) or description.get("class") not in ESTIMATORS:
+        return set()
+    cls = ESTIMATORS[description["class"]]
+    names = set(inspect.signature(cls.__init__).parameters) - {"self"}
+    params = description.get("params")
+    for value in (params if isinstance(params, dict) else {}).values():
         if isinstance(value, dict) and _ESTIMATOR in value:
             names |= _parameter_names(value[_ESTIMATOR])
     return names

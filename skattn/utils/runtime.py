@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections import Counter
 from collections.abc import Iterator
 
 import torch
@@ -96,39 +95,48 @@ def resolve_device(device: str | None) -> str | None:
 
 
 class _ThreadRequests:
-    """The thread counts asked for by the blocks running now, and what to restore.
+    """Thread counts set by the blocks running now, and what to put back.
 
-    PyTorch's intra-op thread count is process-wide. While several blocks
-    run at once (fits or predictions in threads), the process uses the
-    smallest count any of them asked for (oversubscribing the cores is what
-    makes small models slow); when the last block ends, the setting found
-    before the first one is put back. The lock guards only this
-    bookkeeping: blocks never wait for each other to finish.
+    Whether PyTorch's intra-op thread count is shared by the threads of a
+    process or kept per thread depends on its parallel backend (with OpenMP,
+    a thread that has set it keeps its own). Both are handled: each block
+    puts back, in its own thread, the count that thread had before it; the
+    count found before the first of several overlapping blocks is put back
+    when the last one ends. The lock guards only this bookkeeping, so no
+    block waits for another to finish.
     """
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._active: Counter[int] = Counter()
+        self._active = 0
         self._before: int | None = None
+        self._local = threading.local()
 
     def enter(self, threads: int) -> None:
         with self._lock:
-            if not self._active:
+            if self._active == 0:
                 self._before = torch.get_num_threads()
-            self._active[threads] += 1
-            self._apply(min(self._active))
+            self._active += 1
+        self._stack().append(torch.get_num_threads())
+        _set_threads(threads)
 
-    def leave(self, threads: int) -> None:
+    def leave(self) -> None:
+        _set_threads(self._stack().pop())
         with self._lock:
-            self._active[threads] -= 1
-            if self._active[threads] == 0:
-                del self._active[threads]
-            self._apply(min(self._active) if self._active else self._before)
+            self._active -= 1
+            last, before = self._active == 0, self._before
+        if last and before is not None:
+            _set_threads(before)
 
-    @staticmethod
-    def _apply(threads: int | None) -> None:
-        if threads is not None and torch.get_num_threads() != threads:
-            torch.set_num_threads(threads)
+    def _stack(self) -> list[int]:
+        if not hasattr(self._local, "stack"):
+            self._local.stack = []
+        return self._local.stack
+
+
+def _set_threads(threads: int) -> None:
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
 
 
 _REQUESTS = _ThreadRequests()
@@ -138,11 +146,12 @@ _REQUESTS = _ThreadRequests()
 def torch_threads(threads: int | None) -> Iterator[None]:
     """Run a block with ``threads`` intra-op PyTorch threads, then restore.
 
-    PyTorch's thread count is process-wide. Blocks running at the same time
-    in several threads share it: the process uses the smallest count any of
-    them asked for, and the count found before the first block is restored
-    after the last one. No block waits for another. ``threads=None`` leaves
-    PyTorch's setting alone.
+    Blocks running at the same time in several threads of one process do
+    not wait for each other. Each sets the count when it starts and puts
+    back what its thread had when it ends; after the last of them, the
+    count found before the first is back. Where PyTorch shares the count
+    between threads, a block that overlaps another may run part of its time
+    with the other's count. ``threads=None`` leaves PyTorch's setting alone.
 
     Parameters
     ----------
@@ -161,7 +170,7 @@ def torch_threads(threads: int | None) -> Iterator[None]:
     try:
         yield
     finally:
-        _REQUESTS.leave(threads)
+        _REQUESTS.leave()
 
 
 @contextlib.contextmanager

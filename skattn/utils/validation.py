@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 _HINT = "expected a 1-D sequence of str (list, tuple, 1-D numpy array or pandas Series)"
@@ -238,3 +240,27 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray:
     if not np.isfinite(weights).all() or (weights < 0).any() or weights.sum() <= 0:
         raise ValueError("sample_weight must be finite, non-negative and not all zero.")
     return weights.astype(np.float32)
+
+
+def seed_from(random_state) -> int:
+    """An int seed: ``random_state`` itself when an int, else drawn from it.
+
+    Parameters
+    ----------
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> seed_from(7)
+    7
+    >>> import numpy as np
+    >>> seed_from(np.random.RandomState(0)) == seed_from(np.random.RandomState(0))
+    True
+    """
+    if isinstance(random_state, Integral):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
