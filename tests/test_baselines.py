@@ -88,6 +88,7 @@ def test_bag_of_means_has_the_papers_sizes():
     assert few.n_means_ == 3  # never more means than words
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["bow", "bow_tfidf", "ngrams", "ngrams_tfidf"])
 def test_table_2_baselines_learn_on_a_real_subset(name, polarity_split):
     X_train, X_test, y_train, y_test = polarity_split
@@ -95,6 +96,7 @@ def test_table_2_baselines_learn_on_a_real_subset(name, polarity_split):
     assert model.score(X_test[:500], y_test[:500]) > 0.62
 
 
+@pytest.mark.slow
 def test_tuned_variants_keep_their_own_names(polarity_split):
     X_train, X_test, y_train, y_test = polarity_split
     tuned = tuned_baselines()
@@ -103,6 +105,7 @@ def test_tuned_variants_keep_their_own_names(polarity_split):
     assert model.score(X_test[:500], y_test[:500]) > 0.62
 
 
+@pytest.mark.slow
 def test_mean_word_vectors_is_a_transformer_on_its_own(polarity_split):
     X_train, X_test, _, _ = polarity_split
     transformer = MeanWordVectors(vector_size=20, epochs=2).fit(X_train[:2000])

@@ -11,6 +11,7 @@ def _cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
+@pytest.mark.slow
 def test_ppmi_vectors_put_words_of_similar_contexts_together(polarity):
     X, _ = polarity
     encoder = TextEncoder(min_count=3)
