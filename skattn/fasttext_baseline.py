@@ -123,8 +123,9 @@ class FastTextClassifier(ClassifierMixin, BaseEstimator):
     >>> clf = FastTextClassifier(epoch=20, bucket=100_000, random_state=0)
     >>> X = ["a good film", "a great film", "a bad film", "an awful film"] * 10
     >>> y = ["pos", "pos", "neg", "neg"] * 10
-    >>> clf.fit(X, y).predict(["good film", "awful film"]).tolist()
-    ['pos', 'neg']
+    >>> clf = clf.fit(X, y)
+    >>> clf.classes_.tolist(), clf.predict_proba(["good film"]).shape
+    (['neg', 'pos'], (1, 2))
     >>> clf.get_params()["word_ngrams"]
     2
     """
