@@ -54,7 +54,7 @@ def test_clone_and_get_params_keep_every_setting():
     twin = clone(clf)
     assert twin is not clf and twin.get_params() == params
     assert FastTextClassifier().get_params()["word_ngrams"] == 2
-    assert FastTextClassifier().get_params()["epoch"] == 5
+    assert FastTextClassifier().get_params()["epoch"] == "auto"
     assert FastTextClassifier().get_params()["thread"] == 1
 
 
@@ -162,3 +162,11 @@ def test_documents_grouped_by_class_learn_as_well_as_shuffled_ones(polarity):
     grouped = np.argsort(y_train, kind="stable")
     clf = FastTextClassifier(random_state=0).fit([X_train[i] for i in grouped], y_train[grouped])
     assert clf.score(X_test, y_test) > 0.65
+
+
+def test_auto_epochs_make_enough_updates_on_small_corpora():
+    X = ["a good film", "a bad film"] * 50
+    y = ["pos", "neg"] * 50
+    assert FastTextClassifier(random_state=0).fit(X, y).epoch_ == 40_000 // 100
+    assert FastTextClassifier(random_state=0).fit(X * 100, y * 100).epoch_ == 5
+    assert FastTextClassifier(epoch=3, random_state=0).fit(X, y).epoch_ == 3
