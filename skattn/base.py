@@ -495,7 +495,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         )
         valid = dataset.subset(valid_idx)
         # Scored every epoch: length-sorted, its batches pad least.
-        return dataset.subset(train_idx), valid.subset(np.argsort(valid.sort_keys, kind="stable"))
+        return dataset.subset(train_idx), valid.subset(valid.length_order())
 
     # -- inference -----------------------------------------------------------
     def to_dataset(self, X: Sequence[str], y=None) -> DocumentDataset:

@@ -184,7 +184,7 @@ class AttentionNet(NeuralNetClassifier):
 
     def _iter_outputs(self, dataset: DocumentDataset) -> Iterator[tuple[np.ndarray, dict, Any]]:
         """Yield ``(document_indices, batch, module_output)`` over length-sorted batches."""
-        order = np.argsort(dataset.sort_keys, kind="stable")
+        order = dataset.length_order()
         self.module_.eval()
         start = 0
         with torch.no_grad():

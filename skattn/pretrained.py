@@ -92,14 +92,14 @@ def check_named_vectors(name: str, dim: int) -> None:
     ...
     ValueError: embeddings='glove-6b-50d' has 50 dimensions, more than embedding_dim=30; ...
     """
-    package, install, width = NAMED_VECTORS[name]
+    width = NAMED_VECTORS[name][2]
     if dim < width:
         raise ValueError(
             f"embeddings={name!r} has {width} dimensions, more than embedding_dim={dim}; "
             f"set embedding_dim >= {width} (the rest are completed by PPMI vectors)."
         )
     if not named_vectors_installed(name):
-        raise ImportError(f"embeddings={name!r} needs the {package} package: {install}")
+        raise _missing(name)
 
 
 def named_vectors_installed(name: str) -> bool:
@@ -137,15 +137,19 @@ def load_named_vectors(name: str) -> WordVectors:
     >>> vectors.vector_size, "film" in vectors.key_to_index  # doctest: +SKIP
     (50, True)
     """
-    package, install, _ = NAMED_VECTORS[name]
     try:
-        module = importlib.import_module(package)
+        module = importlib.import_module(NAMED_VECTORS[name][0])
     except ImportError as error:
-        raise ImportError(f"embeddings={name!r} needs the {package} package: {install}") from error
+        raise _missing(name) from error
     root = Path(module.ROOT)
     words = _read_index(root / "glove_6B_index.parquet")
     vectors = np.load(root / "glove_6B_50d_emb.npy").astype(np.float32, copy=False)
     return WordVectors({word: row for row, word in enumerate(words)}, vectors)
+
+
+def _missing(name: str) -> ImportError:
+    package, install, _ = NAMED_VECTORS[name]
+    return ImportError(f"embeddings={name!r} needs the {package} package: {install}")
 
 
 def _read_index(path: Path) -> list[str]:

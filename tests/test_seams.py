@@ -15,6 +15,23 @@ from skattn.utils.runtime import torch_threads
 from estimators import SMALL_ESTIMATORS, small_self_attentive
 
 
+def _as_written_by_the_learning_rate_search(path, classifier_of) -> float:
+    """Rewrite a model file as the 0.2 search saved it: the tried rates as ``lr``, the
+    chosen one as a fitted attribute. Returns the chosen rate."""
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    metadata = json.loads(members["metadata.json"])
+    params = classifier_of(metadata["estimator"])["params"]
+    chosen = params["lr"]
+    params["lr"] = {"$tuple": [chosen / 10, chosen]}
+    metadata["state"]["attributes"]["lr"] = chosen
+    members["metadata.json"] = json.dumps(metadata).encode()
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return chosen
+
+
 @pytest.fixture(scope="module")
 def fitted(toy):
     X, y = toy
@@ -57,17 +74,8 @@ def test_a_file_written_by_the_learning_rate_search_loads_with_the_chosen_rate(
     fitted, toy, tmp_path
 ):
     path = save(fitted, tmp_path / "model.skattn")
-    with zipfile.ZipFile(path) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    metadata = json.loads(members["metadata.json"])
-    chosen = metadata["estimator"]["params"]["lr"]
-    metadata["estimator"]["params"]["lr"] = {"$tuple": [chosen / 10, chosen]}
-    metadata["state"]["attributes"]["lr"] = chosen
-    members["metadata.json"] = json.dumps(metadata).encode()
-    with zipfile.ZipFile(tmp_path / "searched.skattn", "w") as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    restored = load(tmp_path / "searched.skattn")
+    chosen = _as_written_by_the_learning_rate_search(path, lambda estimator: estimator)
+    restored = load(path)
     assert restored.lr == chosen
     np.testing.assert_array_equal(restored.predict_proba(toy[0]), fitted.predict_proba(toy[0]))
 
@@ -197,17 +205,9 @@ def test_an_embedder_file_written_by_the_learning_rate_search_loads(toy, tmp_pat
     X, y = toy
     embedder = SelfAttentiveEmbedder(small_self_attentive(), output="mean").fit(X, y)
     path = save(embedder, tmp_path / "embedder.skattn")
-    with zipfile.ZipFile(path) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    metadata = json.loads(members["metadata.json"])
-    inner = metadata["estimator"]["params"]["classifier"]["$estimator"]["params"]
-    chosen = inner["lr"]
-    inner["lr"] = {"$tuple": [chosen / 10, chosen]}
-    metadata["state"]["attributes"]["lr"] = chosen
-    members["metadata.json"] = json.dumps(metadata).encode()
-    with zipfile.ZipFile(tmp_path / "searched.skattn", "w") as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    restored = load(tmp_path / "searched.skattn")
+    chosen = _as_written_by_the_learning_rate_search(
+        path, lambda estimator: estimator["params"]["classifier"]["$estimator"]
+    )
+    restored = load(path)
     assert restored.classifier.lr == chosen
     np.testing.assert_array_equal(restored.transform(X[:5]), embedder.transform(X[:5]))
