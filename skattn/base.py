@@ -43,9 +43,11 @@ from sklearn.utils.validation import check_is_fitted
 from skorch.callbacks import EarlyStopping
 from skorch.history import History
 
+from skattn.attribution import DEFAULT_METHOD, DEFAULT_STEPS, check_method, explanation_records
 from skattn.data import DocumentDataset
 from skattn.embeddings import check_embeddings_source, initial_vectors
 from skattn.explain import Explanations
+from skattn.faithfulness import faithfulness_report
 from skattn.net import (
     OPTIMIZERS,
     AttentionNet,
@@ -569,14 +571,38 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         with torch_threads(self.threads):
             return self.net_.predict_outputs(dataset, fields)
 
-    def explain(self, X: Sequence[str], y=None, *, as_frame: bool = False):
-        """Tokens and attention weights of each document, with the prediction.
+    def explain(
+        self,
+        X: Sequence[str],
+        y=None,
+        *,
+        method: str | None = None,
+        n_steps: int = DEFAULT_STEPS,
+        faithfulness: bool = False,
+        as_frame: bool = False,
+    ):
+        """Which tokens each document's prediction rests on, with the prediction.
 
         Parameters
         ----------
         X : sequence of str
         y : array-like, optional
             True labels, shown next to the predictions.
+        method : str, optional
+            The attribution method (:mod:`skattn.attribution`):
+            ``"attention"`` (the papers' pictures), ``"gradient"``,
+            ``"integrated_gradients"``, ``"occlusion"`` and, for hierarchical
+            models, ``"sentence_occlusion"``. Default:
+            :data:`skattn.attribution.DEFAULT_METHOD`, chosen by measured
+            faithfulness (see the user guide's *Explanations* page).
+        n_steps : int, default=4
+            Steps of ``"integrated_gradients"``.
+        faithfulness : bool, default=False
+            Also measure how faithful the explanations are on ``X``
+            (:func:`skattn.faithfulness.faithfulness_report` for this method
+            and a random ranking: 20 more forward passes per document). The
+            result is kept as the ``faithfulness`` attribute of the
+            returned explanations and shown on their page and figures.
         as_frame : bool, default=False
             Return a pandas DataFrame with one row per token instead.
 
@@ -584,28 +610,25 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         Explanations or pandas.DataFrame
             A list with one dict per document (keys in
-            :mod:`skattn.explain`: the tokens, their weights,
+            :mod:`skattn.explain`: the tokens, their scores, ``method``,
             ``prediction``, ``proba`` and, given ``y``, ``true_label``), that
             also renders as HTML (``to_html``, ``save_html``, inline in
             Jupyter) and matplotlib figures (``plot``).
         """
         X = check_text_input(X)
-        records = self._explain_records(X)
+        check_is_fitted(self, "net_")
+        method = check_method(DEFAULT_METHOD if method is None else method, self._hierarchical)
+        records = explanation_records(self, X, method, n_steps=n_steps)
         if y is not None:
             y = as_label_array(y)
             check_same_length(len(X), y)
             for record, label in zip(records, y):
                 record["true_label"] = label
-        explanations = Explanations(records)
+        report = None
+        if faithfulness:
+            report = faithfulness_report(self, X, [method], reference=False, n_steps=n_steps)
+        explanations = Explanations(records, faithfulness=report)
         return explanations.to_frame() if as_frame else explanations
-
-    def _explained_outputs(self, X: list[str], fields: Sequence[str]):
-        """Tokens, the given module outputs and class probabilities of each document."""
-        check_is_fitted(self, "net_")
-        corpus, tokens = self.encoder_.encode(X, return_tokens=True, validated=True)
-        outputs = self._outputs(X, ("logits", *fields), corpus=corpus)
-        probas = softmax(outputs["logits"].astype(np.float64), axis=1)
-        return tokens, outputs, probas
 
     def decision_function(self, X: Sequence[str]) -> np.ndarray:
         """Raw scores: logits (n, n_classes), or log-odds of ``classes_[1]`` (n,) if binary.

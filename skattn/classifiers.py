@@ -288,20 +288,6 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         width = 2 * self.hidden_size
         return [f"hop{h}_dim{d}" for h in range(self.attention_hops) for d in range(width)]
 
-    def _explain_records(self, X: list[str]) -> list[dict[str, Any]]:
-        """Per document: ``tokens`` (as kept after truncation; unknown words
-        keep their text) and ``attention`` A (r, n_tokens), rows summing to 1."""
-        tokenized, outputs, probas = self._explained_outputs(X, ("attention",))
-        return [
-            {
-                "tokens": [token for sentence in sentences for token in sentence],
-                "attention": attention,
-                "prediction": self.classes_[np.argmax(proba)],
-                "proba": proba,
-            }
-            for sentences, attention, proba in zip(tokenized, outputs["attention"], probas)
-        ]
-
 
 @fill_shared_docs
 class HierarchicalAttentionClassifier(AttentionClassifierBase):
@@ -580,25 +566,3 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
     def _feature_names(self) -> list[str]:
         """``transform``'s columns: ``doc_dim{j}``."""
         return [f"doc_dim{d}" for d in range(2 * self.sentence_hidden_size)]
-
-    def _explain_records(self, X: list[str]) -> list[dict[str, Any]]:
-        """Per document: ``sentences`` (token lists as kept after truncation),
-        ``sentence_attention`` (n_sentences,) summing to 1 and
-        ``word_attention`` (one array per sentence, each summing to 1). With
-        ``pooling="mean"`` the weights are uniform; with ``"max"`` a
-        position's weight is the share of dimensions whose maximum it holds."""
-        tokenized, outputs, probas = self._explained_outputs(
-            X, ("sentence_attention", "word_attention")
-        )
-        return [
-            {
-                "sentences": sentences,
-                "sentence_attention": sentence_attention,
-                "word_attention": word_attention,
-                "prediction": self.classes_[np.argmax(proba)],
-                "proba": proba,
-            }
-            for sentences, sentence_attention, word_attention, proba in zip(
-                tokenized, outputs["sentence_attention"], outputs["word_attention"], probas
-            )
-        ]

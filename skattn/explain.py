@@ -1,17 +1,25 @@
-"""Attention you can see: explanations as data, tables, HTML and figures.
+"""Explanations you can see: data, tables, HTML and figures.
 
-``estimator.explain(X)`` returns an :class:`Explanations`: a plain list with
-one dict per document (structure below), which also renders itself.
+``estimator.explain(X, method=...)`` returns an :class:`Explanations`: a
+plain list with one dict per document (structure below), which also renders
+itself. Every method (:mod:`skattn.attribution`) gives the same keys.
 
 Self-attentive documents::
 
-    {"tokens": [str, ...], "attention": ndarray (r, n_tokens),
-     "prediction": label, "proba": ndarray (n_classes,), ["true_label": label]}
+    {"method": str, "tokens": [str, ...], "scores": ndarray (n_tokens,),
+     "prediction": label, "proba": ndarray (n_classes,), ["true_label": label],
+     ["attention": ndarray (r, n_tokens)]}
 
 Hierarchical documents::
 
-    {"sentences": [[str, ...], ...], "sentence_attention": ndarray (n_sentences,),
-     "word_attention": [ndarray (n_words,), ...], "prediction", "proba", ["true_label"]}
+    {"method": str, "sentences": [[str, ...], ...],
+     "sentence_scores": ndarray (n_sentences,), "word_scores": [ndarray (n_words,), ...],
+     "prediction", "proba", ["true_label"],
+     ["sentence_attention": ndarray (n_sentences,), "word_attention": [ndarray, ...]]}
+
+``scores`` rank the tokens for the predicted class (positive: the token
+supports it). The attention maps are kept for ``method="attention"``, and
+records that hold them are drawn as the papers draw them.
 
 HTML follows the HAN paper's Fig. 5 for hierarchical models (sentence weight
 p_s in red; word weight shown as √p_s · p_w in blue) and Lin et al.'s
@@ -21,11 +29,16 @@ self-contained (no scripts, fonts or external files), escapes all document
 text, is well-formed XHTML, and lets the browser pick each document's
 direction (``dir="auto"``), so Arabic and Hebrew read right to left.
 
-Colour scale: every weight is drawn on one fixed, absolute scale, the same
-for every document and page: colour intensity √w for a weight w in [0, 1]
-(white at 0, full colour at 1; the square root keeps small weights of long
-documents visible). Uniform attention therefore looks uniform, and a legend
-on the page shows the scale.
+Colour scale of attention: every weight is drawn on one fixed, absolute
+scale, the same for every document and page: colour intensity √w for a
+weight w in [0, 1] (white at 0, full colour at 1; the square root keeps
+small weights of long documents visible). Uniform attention therefore looks
+uniform, and a legend on the page shows the scale.
+
+Colour scale of the other methods' scores, which have no absolute unit:
+each score relative to the document's largest absolute score, r = s / max|s|
+in [−1, 1], drawn with intensity √|r|, green where the token supports the
+prediction and purple where it speaks against it.
 """
 
 from __future__ import annotations
@@ -51,6 +64,7 @@ _CSS = (
     "padding-right:.4em;white-space:nowrap}"
     ".sent{display:flex;align-items:baseline;margin:2px 0}"
     ".sw{width:1.2em;height:1em;margin-right:.5em;flex:none;border:1px solid #eee}"
+    ".faith{background:#f4f4f4;padding:.4em;border-left:3px solid #888}"
 )
 
 #: Weights shown in the page's legend.
@@ -91,6 +105,8 @@ def _header(record: dict) -> str:
     if "true_label" in record:
         parts.append(f"true: <b>{html.escape(str(record['true_label']))}</b>")
     parts.append(f"p = {float(np.max(record['proba'])):.3f}")
+    if "method" in record:
+        parts.append(f"method: {html.escape(str(record['method']))}")
     return f'<div class="label">{" · ".join(parts)}</div>'
 
 
@@ -120,6 +136,95 @@ def hierarchical_word_weights(record: dict) -> list[np.ndarray]:
         np.sqrt(p_s) * words
         for p_s, words in zip(record["sentence_attention"], record["word_attention"])
     ]
+
+
+#: Colours of a score that supports the prediction and of one against it.
+SUPPORT_COLOUR = (0, 150, 0)
+AGAINST_COLOUR = (150, 0, 170)
+
+
+def relative_scores(scores) -> np.ndarray:
+    """Scores divided by their largest absolute value (all zeros stay zeros).
+
+    Examples
+    --------
+    >>> relative_scores(np.array([0.5, -2.0, 1.0])).tolist()
+    [0.25, -1.0, 0.5]
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    largest = np.abs(scores).max() if scores.size else 0.0
+    return scores / largest if largest > 0 else np.zeros_like(scores)
+
+
+def _has_attention(record: dict) -> bool:
+    """Whether the record holds attention maps, drawn as the papers draw them."""
+    return "attention" in record or "sentence_attention" in record
+
+
+def token_scores_of(record: dict) -> np.ndarray:
+    """One score per token of the document, in order (what the faithfulness test ranks).
+
+    The record's ``scores`` (hierarchical: ``word_scores`` concatenated); for
+    records with only attention maps, the summed self-attention or p_s · p_w.
+
+    Examples
+    --------
+    >>> token_scores_of({"sentences": [["a"], ["b", "c"]],
+    ...                  "word_scores": [np.array([1.0]), np.array([0.5, -1.0])]}).tolist()
+    [1.0, 0.5, -1.0]
+    """
+    if "scores" in record:
+        return np.asarray(record["scores"], dtype=np.float64)
+    if "word_scores" in record:
+        return np.concatenate(record["word_scores"]).astype(np.float64)
+    if "sentence_attention" in record:
+        return np.concatenate(
+            [p_s * w for p_s, w in zip(record["sentence_attention"], record["word_attention"])]
+        )
+    return summed_attention(record)
+
+
+def _signed(relative: float) -> tuple[tuple[int, int, int], float]:
+    """Colour and weight on the √ scale of a relative score in [−1, 1]."""
+    return (SUPPORT_COLOUR if relative >= 0 else AGAINST_COLOUR), abs(float(relative))
+
+
+def _scored_token(text: str, score: float, relative: float) -> str:
+    colour, weight = _signed(relative)
+    shade = intensity(weight)
+    ink = ";color:#fff" if shade > 0.6 else ""
+    return (
+        f'<span class="tok" data-score="{score:.6g}" title="{score:.4g}" '
+        f'style="background-color:{_rgba(*colour, shade)}{ink}">{html.escape(text)}</span>'
+    )
+
+
+def _scores_html(record: dict) -> str:
+    if "sentences" not in record:
+        relative = relative_scores(record["scores"])
+        spans = " ".join(
+            _scored_token(t, s, r) for t, s, r in zip(record["tokens"], record["scores"], relative)
+        )
+        return f'<div dir="auto">{spans}</div>'
+    relative = relative_scores(np.concatenate(record["word_scores"]))
+    sentence_relative = relative_scores(record["sentence_scores"])
+    lines, position = [], 0
+    for tokens, words, sentence_score, sentence_r in zip(
+        record["sentences"], record["word_scores"], record["sentence_scores"], sentence_relative
+    ):
+        spans = " ".join(
+            _scored_token(t, s, r)
+            for t, s, r in zip(tokens, words, relative[position : position + len(tokens)])
+        )
+        position += len(tokens)
+        colour, weight = _signed(sentence_r)
+        lines.append(
+            f'<div class="sent"><span class="sw" data-score="{sentence_score:.6g}" '
+            f'title="{sentence_score:.4g}" '
+            f'style="background-color:{_rgba(*colour, intensity(weight))}"></span>'
+            f'<span dir="auto">{spans}</span></div>'
+        )
+    return "".join(lines)
 
 
 def _cell(weight: float, colour=(255, 0, 0), text: str | None = None) -> str:
@@ -155,36 +260,86 @@ def _hierarchical_html(record: dict) -> str:
     return "".join(lines)
 
 
-def _legend(hierarchical: bool) -> str:
-    colours = [(255, 0, 0), (0, 0, 255)] if hierarchical else [(255, 0, 0)]
-    rows = []
-    for colour in colours:
-        swatches = "".join(
-            f'<span class="sw" style="background-color:{_rgba(*colour, intensity(w))}'
-            f'{";color:#fff" if intensity(w) > 0.6 else ""}">{w:g}</span>'
-            for w in _LEGEND_WEIGHTS
+def _swatches(colour, weights=_LEGEND_WEIGHTS, labels=None) -> str:
+    labels = labels or [f"{w:g}" for w in weights]
+    return "".join(
+        f'<span class="sw" style="background-color:{_rgba(*colour, intensity(w))}'
+        f'{";color:#fff" if intensity(w) > 0.6 else ""}">{label}</span>'
+        for w, label in zip(weights, labels)
+    )
+
+
+def _legend(records: list[dict]) -> str:
+    parts = []
+    if any("sentence_attention" in r for r in records):
+        parts.append(
+            "Sentence weight p<sub>s</sub> in red (left of each sentence); word weight shown as "
+            "√p<sub>s</sub>·p<sub>w</sub> in blue (Yang et al. 2016, Fig. 5). "
+            + _swatches((255, 0, 0))
+            + " "
+            + _swatches((0, 0, 255))
         )
-        rows.append(swatches)
-    what = (
-        "Sentence weight p<sub>s</sub> in red (left of each sentence); word weight shown as "
-        "√p<sub>s</sub>·p<sub>w</sub> in blue (Yang et al. 2016, Fig. 5)."
-        if hierarchical
-        else "Attention A of each hop (rows) and their sum over hops, normalised (top row)."
+    if any("attention" in r for r in records):
+        parts.append(
+            "Attention A of each hop (rows) and their sum over hops, normalised (top row). "
+            + _swatches((255, 0, 0))
+        )
+    if parts:
+        parts[-1] += (
+            " Attention colour scale, fixed and the same for every document: intensity "
+            "√weight, white at 0."
+        )
+    if any(not _has_attention(r) for r in records):
+        parts.append(
+            "Scores relative to the document's largest absolute score: green supports the "
+            "prediction, purple speaks against it (intensity √|relative score|; hover for the "
+            "score); hierarchical documents show each sentence's score left of it. "
+            + _swatches(AGAINST_COLOUR, (1.0, 0.5, 0.1), ["−1", "−0.5", "−0.1"])
+            + _swatches(SUPPORT_COLOUR, (0.1, 0.5, 1.0), ["0.1", "0.5", "1"])
+        )
+    return "".join(f'<div class="legend">{part}</div>' for part in parts)
+
+
+def faithfulness_summary(report) -> str:
+    """One sentence on a faithfulness report's first method, against the random ranking.
+
+    Examples
+    --------
+    >>> class Report:
+    ...     n_documents = 40
+    ...     rows = [{"method": "gradient", "comprehensiveness": 0.3, "sufficiency": 0.1},
+    ...             {"method": "random", "comprehensiveness": 0.05, "sufficiency": 0.25}]
+    >>> import textwrap
+    >>> print(textwrap.fill(faithfulness_summary(Report()), 72))
+    Faithfulness of gradient on these 40 documents (ERASER erasure test):
+    comprehensiveness 0.300 (random ranking 0.050, 6.0×), sufficiency 0.100
+    (random 0.250; lower is better).
+    """
+    method = report.rows[0]
+    random_row = next(r for r in report.rows if r["method"] == "random")
+    ratio = (
+        f", {method['comprehensiveness'] / random_row['comprehensiveness']:.1f}×"
+        if random_row["comprehensiveness"] > 0
+        else ""
     )
     return (
-        f'<div class="legend">{what} Colour scale, fixed and the same for every document: '
-        f"intensity √weight, white at 0. {' '.join(rows)}</div>"
+        f"Faithfulness of {method['method']} on these {report.n_documents} documents "
+        f"(ERASER erasure test): comprehensiveness {method['comprehensiveness']:.3f} "
+        f"(random ranking {random_row['comprehensiveness']:.3f}{ratio}), sufficiency "
+        f"{method['sufficiency']:.3f} (random {random_row['sufficiency']:.3f}; lower is better)."
     )
 
 
-def to_html(records: list[dict], title: str = "skattn attention") -> str:
+def to_html(records: list[dict], title: str = "skattn explanations", faithfulness=None) -> str:
     """A self-contained, well-formed XHTML page of the explanations.
 
     Parameters
     ----------
     records : list of dict
         What ``explain`` returns.
-    title : str, default="skattn attention"
+    title : str, default="skattn explanations"
+    faithfulness : skattn.faithfulness.FaithfulnessReport, optional
+        Stated at the top of the page (see :func:`faithfulness_summary`).
 
     Returns
     -------
@@ -197,11 +352,16 @@ def to_html(records: list[dict], title: str = "skattn attention") -> str:
     >>> "&lt;b&gt;" in page and "<b>" not in page.split("<body>")[1].split("predicted")[0]
     True
     """
-    body = [_legend(any("sentences" in record for record in records))] if records else []
+    body = [_legend(records)] if records else []
+    if faithfulness is not None:
+        body.insert(0, f'<p class="faith">{html.escape(faithfulness_summary(faithfulness))}</p>')
     for i, record in enumerate(records):
-        inner = (
-            _hierarchical_html(record) if "sentences" in record else _self_attentive_html(record)
-        )
+        if "sentence_attention" in record:
+            inner = _hierarchical_html(record)
+        elif "attention" in record:
+            inner = _self_attentive_html(record)
+        else:
+            inner = _scores_html(record)
         body.append(f'<div class="doc" id="doc{i}">{_header(record)}{inner}</div>')
     return (
         '<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
@@ -211,12 +371,14 @@ def to_html(records: list[dict], title: str = "skattn attention") -> str:
 
 
 def to_frame(records: list[dict]):
-    """One row per token: document, sentence, position, token and weights.
+    """One row per token: document, sentence, position, token, method and scores.
 
-    Self-attentive rows carry ``weight`` (summed attention over hops,
-    normalised) and ``hop_0`` … ``hop_{r-1}``; hierarchical rows carry
-    ``word_weight`` (p_w), ``sentence_weight`` (p_s) and ``weight``
-    (√p_s · p_w).
+    Every row carries ``method`` and ``score`` (the token's score, what the
+    faithfulness test ranks; hierarchical rows also ``sentence_score``).
+    Attention records add their weights: self-attentive rows ``weight``
+    (summed attention over hops, normalised) and ``hop_0`` … ``hop_{r-1}``;
+    hierarchical rows ``word_weight`` (p_w), ``sentence_weight`` (p_s) and
+    ``weight`` (√p_s · p_w, as drawn).
 
     Parameters
     ----------
@@ -238,55 +400,202 @@ def to_frame(records: list[dict]):
 
     rows: list[dict[str, Any]] = []
     for doc, record in enumerate(records):
+        scores = token_scores_of(record)
+        method = record.get("method", "attention")
         if "sentences" in record:
-            shown = hierarchical_word_weights(record)
-            for s, (tokens, p_w, w) in enumerate(
-                zip(record["sentences"], record["word_attention"], shown)
-            ):
-                p_s = float(record["sentence_attention"][s])
+            shown = hierarchical_word_weights(record) if "sentence_attention" in record else None
+            sentence_scores = record.get("sentence_scores", record.get("sentence_attention"))
+            position_in_document = 0
+            for s, tokens in enumerate(record["sentences"]):
                 for position, token in enumerate(tokens):
-                    rows.append(
-                        {
-                            "document": doc,
-                            "sentence": s,
-                            "position": position,
-                            "token": token,
-                            "word_weight": float(p_w[position]),
-                            "sentence_weight": p_s,
-                            "weight": float(w[position]),
-                        }
-                    )
+                    row = {
+                        "document": doc,
+                        "sentence": s,
+                        "position": position,
+                        "token": token,
+                        "method": method,
+                        "score": float(scores[position_in_document]),
+                        "sentence_score": float(sentence_scores[s]),
+                    }
+                    position_in_document += 1
+                    if shown is not None:
+                        row.update(
+                            word_weight=float(record["word_attention"][s][position]),
+                            sentence_weight=float(record["sentence_attention"][s]),
+                            weight=float(shown[s][position]),
+                        )
+                    rows.append(row)
         else:
-            summed = summed_attention(record)
+            summed = summed_attention(record) if "attention" in record else None
             for position, token in enumerate(record["tokens"]):
                 row = {
                     "document": doc,
                     "sentence": 0,
                     "position": position,
                     "token": token,
-                    "weight": float(summed[position]),
+                    "method": method,
+                    "score": float(scores[position]),
                 }
-                row.update(
-                    {f"hop_{h}": float(a[position]) for h, a in enumerate(record["attention"])}
-                )
+                if summed is not None:
+                    row["weight"] = float(summed[position])
+                    row.update(
+                        {f"hop_{h}": float(a[position]) for h, a in enumerate(record["attention"])}
+                    )
                 rows.append(row)
     return pd.DataFrame(rows)
 
 
-def plot(record: dict, ax=None):
-    """A matplotlib heat map of one document's attention.
+#: Figure layout, in inches: width of one character of a token at the
+#: figures' font size, padding of a cell, height of a row, widest line.
+_CHAR_WIDTH = 0.075
+_CELL_PADDING = 0.14
+_ROW_HEIGHT = 0.3
+_LINE_WIDTH = 11.0
+_FONT_SIZE = 8
 
-    Self-attentive: the r hops (rows) over the tokens, with the summed view
-    as the top row. Every weight is on the fixed √ scale from 0 to 1 of the
-    HTML pages, shown by a colour bar. Hierarchical: sentences
-    (rows) × words in blue by √p_s · p_w, the sentence weight p_s in red in
-    the first column (the HAN paper's Fig. 5).
+
+def _cell_widths(tokens: list[str]) -> list[float]:
+    """Each token's cell width: from its own length, so no label runs into the next."""
+    return [_CELL_PADDING + _CHAR_WIDTH * max(len(token), 1) for token in tokens]
+
+
+def _wrapped(widths: list[float], width: float = _LINE_WIDTH) -> list[tuple[int, int]]:
+    """Cut cells into lines no wider than ``width`` (a cell wider than a line gets its own).
+
+    Examples
+    --------
+    >>> _wrapped([4.0, 4.0, 4.0, 12.0, 1.0], width=10.0)
+    [(0, 2), (2, 3), (3, 4), (4, 5)]
+    """
+    lines, start, used = [], 0, 0.0
+    for i, w in enumerate(widths):
+        if i > start and used + w > width:
+            lines.append((start, i))
+            start, used = i, 0.0
+        used += w
+    if widths:
+        lines.append((start, len(widths)))
+    return lines
+
+
+def _layout(record: dict) -> list[tuple[str, list[tuple[str, tuple, float]]]]:
+    """Rows of the figure: (row label, [(cell text, RGBA colour, cell width)])."""
+
+    def shade(colour, weight):
+        return (*(c / 255 for c in colour), intensity(weight))
+
+    def signed(relative):
+        colour, weight = _signed(relative)
+        return shade(colour, weight)
+
+    rows: list[tuple[str, list]] = []
+    if "sentences" in record:
+        hierarchical = "sentence_attention" in record
+        if hierarchical:
+            words = hierarchical_word_weights(record)
+            sentence_values = record["sentence_attention"]
+        else:
+            flat = relative_scores(np.concatenate(record["word_scores"]))
+            bounds = np.cumsum([len(s) for s in record["sentences"]])[:-1]
+            words = np.split(flat, bounds)
+            sentence_values = relative_scores(record["sentence_scores"])
+        for s, (tokens, weights) in enumerate(zip(record["sentences"], words)):
+            value = sentence_values[s]
+            swatch = (
+                f"{value:.2f}",
+                shade((255, 0, 0), value) if hierarchical else signed(value),
+                _CELL_PADDING + 4 * _CHAR_WIDTH,
+            )
+            colours = [shade((0, 0, 255), w) if hierarchical else signed(w) for w in weights]
+            widths = _cell_widths(tokens)
+            for line, (start, end) in enumerate(_wrapped(widths, _LINE_WIDTH - swatch[2])):
+                cells = list(zip(tokens[start:end], colours[start:end], widths[start:end]))
+                lead = swatch if line == 0 else ("", (1, 1, 1, 0), swatch[2])
+                rows.append((f"s{s}" if line == 0 else "", [lead, *cells]))
+        return rows
+    tokens = record["tokens"]
+    widths = _cell_widths(tokens)
+    if "attention" in record:
+        summed = summed_attention(record)
+        for start, end in _wrapped(widths):
+            span = slice(start, end)
+            rows.append(
+                (
+                    "sum",
+                    [
+                        (t, shade((255, 0, 0), w), c)
+                        for t, w, c in zip(tokens[span], summed[span], widths[span])
+                    ],
+                )
+            )
+            for h, hop in enumerate(record["attention"]):
+                rows.append(
+                    (
+                        f"hop {h}",
+                        [("", shade((255, 0, 0), w), c) for w, c in zip(hop[span], widths[span])],
+                    )
+                )
+            rows.append(("", []))
+        return rows[:-1]
+    relative = relative_scores(record["scores"])
+    for start, end in _wrapped(widths):
+        rows.append(
+            (
+                "",
+                [
+                    (t, signed(r), c)
+                    for t, r, c in zip(tokens[start:end], relative[start:end], widths[start:end])
+                ],
+            )
+        )
+    return rows
+
+
+def _colour_bars(fig, ax, record: dict) -> None:
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import FuncNorm, LinearSegmentedColormap, PowerNorm
+
+    def ramp(colour):
+        return LinearSegmentedColormap.from_list("", [(1, 1, 1), tuple(c / 255 for c in colour)])
+
+    if "sentence_attention" in record:
+        bars = [(ramp((255, 0, 0)), "sentence weight p_s"), (ramp((0, 0, 255)), "word √p_s·p_w")]
+        norm = PowerNorm(0.5, 0, 1)
+    elif "attention" in record:
+        bars, norm = [(ramp((255, 0, 0)), "attention weight (√ scale)")], PowerNorm(0.5, 0, 1)
+    else:
+        colours = [
+            tuple(c / 255 for c in AGAINST_COLOUR),
+            (1, 1, 1),
+            tuple(c / 255 for c in SUPPORT_COLOUR),
+        ]
+        bars = [(LinearSegmentedColormap.from_list("", colours), "score / max |score|")]
+        norm = FuncNorm(
+            (lambda r: np.sign(r) * np.sqrt(np.abs(r)), lambda r: np.sign(r) * r**2), -1, 1
+        )
+    for cmap, label in bars:
+        fig.colorbar(ScalarMappable(norm, cmap), ax=ax, label=label, pad=0.01, fraction=0.03)
+
+
+def plot(record: dict, ax=None, faithfulness=None):
+    """A matplotlib figure of one document's explanation, every word legible.
+
+    Each token sits in a cell as wide as the token, lines wrap at 11
+    inches, and colours are those of the HTML page. Self-attentive
+    attention: the summed view, then one row per hop, each cell under its
+    token. Hierarchical attention: one row per sentence, the sentence
+    weight p_s in red left of it, words in blue by √p_s · p_w (the HAN
+    paper's Fig. 5). Other methods: scores relative to the document's
+    largest, green for, purple against the prediction (hierarchical: the
+    sentence's score left of it). A colour bar shows the scale.
 
     Parameters
     ----------
     record : dict
         One element of ``explain``'s result.
     ax : matplotlib Axes, optional
+    faithfulness : skattn.faithfulness.FaithfulnessReport, optional
+        Stated under the figure (see :func:`faithfulness_summary`).
 
     Returns
     -------
@@ -302,58 +611,58 @@ def plot(record: dict, ax=None):
     >>> figure.savefig("attention.png")  # doctest: +SKIP
     """
     try:
-        from matplotlib.colors import PowerNorm
         from matplotlib.figure import Figure
+        from matplotlib.patches import Rectangle
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ImportError("plots need matplotlib: pip install 'skattn[plot]'") from error
+    rows = _layout(record)
+    width = max((sum(c[2] for c in cells) for _, cells in rows), default=1.0)
     if ax is None:
-        width = (
-            max(len(s) for s in record["sentences"]) + 1
-            if "sentences" in record
-            else len(record["tokens"])
-        )
-        rows = len(record["sentences"]) if "sentences" in record else 1 + len(record["attention"])
         # A Figure of its own (no pyplot): the caller's backend is never
         # touched, and Jupyter still shows the returned figure inline.
-        fig = Figure(figsize=(min(20, 1 + 0.55 * width), 1 + 0.4 * rows))
+        fig = Figure(
+            figsize=(width + 2.2, 0.9 + _ROW_HEIGHT * len(rows) + 0.3 * bool(faithfulness))
+        )
         ax = fig.subplots()
     else:
         fig = ax.figure
-    if "sentences" in record:
-        words = hierarchical_word_weights(record)
-        grid = np.full((len(words), max(len(w) for w in words) + 1), np.nan)
-        for i, w in enumerate(words):
-            grid[i, 1 : 1 + len(w)] = w
-        sentence_column = np.full_like(grid, np.nan)
-        sentence_column[:, 0] = record["sentence_attention"]
-        # Fig. 5: sentence weight in red, word weight √p_s·p_w in blue, both
-        # on the page's fixed √ scale from 0 to 1.
-        words_image = ax.imshow(
-            np.ma.masked_invalid(grid), aspect="auto", cmap="Blues", norm=PowerNorm(0.5, 0, 1)
+    for y, (_, cells) in enumerate(rows):
+        x = 0.0
+        for text, colour, cell_width in cells:
+            ax.add_patch(Rectangle((x, y - 0.45), cell_width, 0.9, facecolor=colour, lw=0))
+            if text:
+                ink = "white" if colour[3] > 0.6 else "black"
+                ax.text(
+                    x + cell_width / 2,
+                    y,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=_FONT_SIZE,
+                    color=ink,
+                )
+            x += cell_width
+    ax.set_xlim(0, width)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_yticks(range(len(rows)), [label for label, _ in rows], fontsize=_FONT_SIZE)
+    ax.set_xticks([])
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+    ax.tick_params(left=False)
+    title = f"predicted: {record['prediction']}"
+    if "method" in record:
+        title += f" · method: {record['method']}"
+    ax.set_title(title, fontsize=_FONT_SIZE + 1)
+    _colour_bars(fig, ax, record)
+    if faithfulness is not None:
+        fig.text(
+            0.01,
+            0.01,
+            faithfulness_summary(faithfulness),
+            fontsize=_FONT_SIZE - 1,
+            wrap=True,
+            va="bottom",
         )
-        sentence_image = ax.imshow(
-            np.ma.masked_invalid(sentence_column),
-            aspect="auto",
-            cmap="Reds",
-            norm=PowerNorm(0.5, 0, 1),
-        )
-        fig.colorbar(sentence_image, ax=ax, label="sentence weight p_s", pad=0.01)
-        fig.colorbar(words_image, ax=ax, label="word weight √p_s·p_w")
-        for i, tokens in enumerate(record["sentences"]):
-            ax.text(
-                0, i, f"{record['sentence_attention'][i]:.2f}", ha="center", va="center", fontsize=7
-            )
-            for j, token in enumerate(tokens, start=1):
-                ax.text(j, i, token, ha="center", va="center", fontsize=7)
-        ax.set_yticks(range(len(grid)), [f"s{i}" for i in range(len(grid))])
-        ax.set_xticks([])
-    else:
-        grid = np.vstack([summed_attention(record), record["attention"]])
-        image = ax.imshow(grid, aspect="auto", cmap="Reds", norm=PowerNorm(0.5, 0, 1))
-        fig.colorbar(image, ax=ax, label="attention weight (√ scale)")
-        ax.set_xticks(range(grid.shape[1]), record["tokens"], rotation=90, fontsize=8)
-        ax.set_yticks(range(len(grid)), ["sum"] + [f"hop {h}" for h in range(len(grid) - 1)])
-    ax.set_title(f"predicted: {record['prediction']}")
     fig.tight_layout()
     return fig
 
@@ -382,13 +691,19 @@ class Explanations(list):
     PosixPath('attention.html')
     """
 
+    def __init__(self, records=(), faithfulness=None):
+        super().__init__(records)
+        #: The :class:`~skattn.faithfulness.FaithfulnessReport` measured on
+        #: these documents (``explain(..., faithfulness=True)``), or None.
+        self.faithfulness = faithfulness
+
     def to_frame(self):
         """One row per token, see :func:`to_frame`."""
         return to_frame(self)
 
-    def to_html(self, title: str = "skattn attention") -> str:
+    def to_html(self, title: str = "skattn explanations") -> str:
         """The HTML page, see :func:`to_html`."""
-        return to_html(self, title)
+        return to_html(self, title, self.faithfulness)
 
     def save_html(self, path) -> Path:
         """Write the HTML page to ``path`` (UTF-8) and return the path."""
@@ -398,7 +713,7 @@ class Explanations(list):
 
     def plot(self, index: int = 0, ax=None):
         """The matplotlib figure of document ``index``, see :func:`plot`."""
-        return plot(self[index], ax=ax)
+        return plot(self[index], ax=ax, faithfulness=self.faithfulness)
 
     def _repr_html_(self) -> str:
         return self.to_html()

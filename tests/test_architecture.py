@@ -71,7 +71,7 @@ def test_plotting_leaves_the_matplotlib_backend_alone(toy, tmp_path):
     try:
         X, y = toy
         clf = SMALL_ESTIMATORS["SelfAttentiveClassifier"](max_epochs=1).fit(X, y)
-        figure = clf.explain(X[:1]).plot()
+        figure = clf.explain(X[:1], method="attention").plot()
         plot_results(
             [{"model": "m", "accuracy_mean": 0.8, "accuracy_std": 0.01}], tmp_path / "r.png"
         )

@@ -26,7 +26,7 @@ def _parse_strict(page: str) -> ET.Element:
 
 def test_weights_sum_as_they_must(fitted, polarity_small):
     X, y = polarity_small
-    for record, label in zip(fitted.explain(X[:20], y[:20]), y[:20]):
+    for record, label in zip(fitted.explain(X[:20], y[:20], method="attention"), y[:20]):
         assert record["true_label"] == label
         if "sentences" in record:
             np.testing.assert_allclose(record["sentence_attention"].sum(), 1, rtol=1e-5)
@@ -55,14 +55,14 @@ def test_each_record_holds_its_own_documents_tokens_weights_and_label(fitted):
     # explain shows any true label: distinct ones make a label given to the
     # wrong record visible.
     y = np.array(["first", "second", "third", "fourth"])
-    records = fitted.explain(docs, y)
+    records = fitted.explain(docs, y, method="attention")
     assert len(records) == len(docs)
     probabilities, predictions = fitted.predict_proba(docs), fitted.predict(docs)
     for i, (record, (doc, sentences)) in enumerate(zip(records, ALIGNMENT_CASES)):
         assert record["true_label"] == y[i]
         assert record["prediction"] == predictions[i]
         np.testing.assert_allclose(record["proba"], probabilities[i], rtol=1e-5)
-        alone = fitted.explain([doc])[0]
+        alone = fitted.explain([doc], method="attention")[0]
         if "sentences" in record:
             assert record["sentences"] == sentences
             assert record["sentence_attention"].shape == (len(sentences),)
@@ -80,8 +80,8 @@ def test_each_record_holds_its_own_documents_tokens_weights_and_label(fitted):
 
 def test_frame_has_one_row_per_token(fitted, polarity_small):
     X, _ = polarity_small
-    explanations = fitted.explain(X[:5])
-    frame = fitted.explain(X[:5], as_frame=True)
+    explanations = fitted.explain(X[:5], method="attention")
+    frame = fitted.explain(X[:5], method="attention", as_frame=True)
     n_tokens = sum(
         sum(len(s) for s in r["sentences"]) if "sentences" in r else len(r["tokens"])
         for r in explanations
@@ -119,7 +119,7 @@ class _Collector(HTMLParser):
 
 
 def test_html_is_well_formed_escaped_and_shows_each_token_once(fitted):
-    explanations = fitted.explain([HOSTILE, "a dull film"], ["pos", "neg"])
+    explanations = fitted.explain([HOSTILE, "a dull film"], ["pos", "neg"], method="attention")
     page = explanations.to_html()
     root = _parse_strict(page)  # well-formed XHTML or this raises
     assert not root.findall(".//{http://www.w3.org/1999/xhtml}script")
@@ -174,9 +174,50 @@ def test_html_colour_scale_is_absolute_and_hop_rows_line_up_with_tokens():
 
 def test_matplotlib_figures_render_to_png(fitted, polarity_small, tmp_path):
     X, _ = polarity_small
-    figure = fitted.explain(X[:2]).plot(1)
+    figure = fitted.explain(X[:2], method="attention").plot(1)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
     assert buffer.getvalue()[:8] == b"\x89PNG\r\n\x1a\n" and len(buffer.getvalue()) > 2000
-    path = fitted.explain(X[:2]).save_html(tmp_path / "attention.html")
+    path = fitted.explain(X[:2], method="attention").save_html(tmp_path / "attention.html")
     assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {
+            "tokens": ["soon", "encounter", "cinematography", "a", "despise", "batman"] * 4,
+            "attention": np.full((2, 24), 1 / 24),
+            "prediction": "pos",
+        },
+        {
+            "sentences": [["soon", "encounter", "cinematography"] * 5, ["despise", "batman"]],
+            "sentence_attention": np.array([0.7, 0.3]),
+            "word_attention": [np.full(15, 1 / 15), np.array([0.5, 0.5])],
+            "prediction": "neg",
+        },
+        {
+            "tokens": ["cinematography", "despise", "a"],
+            "scores": np.array([0.3, -0.2, 0.0]),
+            "method": "gradient",
+            "prediction": "pos",
+        },
+    ],
+)
+def test_figure_words_never_run_into_each_other(record):
+    from skattn.explain import plot
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    figure = plot(record)
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    boxes = {}
+    for text in figure.axes[0].texts:
+        if text.get_text():
+            box = text.get_window_extent(renderer)
+            boxes.setdefault(round(box.y0), []).append((box.x0, box.x1))
+    assert sum(len(row) for row in boxes.values()) >= 3
+    for row in boxes.values():
+        row.sort()
+        for (_, right), (left, _) in zip(row, row[1:]):
+            assert right <= left + 0.5  # pixels: touching at most, never overlapping

@@ -98,7 +98,7 @@ def small_han():
 
 def test_one_sentence_one_word_and_too_many_sentences(small_han):
     docs = ["Great", "Great film.", "One. Two. Three. Four. Five."]
-    explained = small_han.explain(docs)
+    explained = small_han.explain(docs, method="attention")
     assert explained[0]["sentences"] == [["great"]]
     np.testing.assert_allclose(explained[0]["word_attention"][0], [1.0])
     np.testing.assert_allclose(explained[0]["sentence_attention"], [1.0])
@@ -115,7 +115,7 @@ def test_one_sentence_one_word_and_too_many_sentences(small_han):
 
 def test_explain_matches_the_forward_pass(small_han):
     docs = ["A great film. I loved it.", "Bad."]
-    explained = small_han.explain(docs)
+    explained = small_han.explain(docs, method="attention")
     dataset = DocumentDataset(small_han.encoder_.encode(docs), hierarchical=True)
     X, _ = dataset.collate([0, 1])
     module = small_han.net_.module_.eval()

@@ -157,7 +157,7 @@ def test_a_model_trained_on_a_gpu_predicts_and_loads_on_the_cpu(toy, tmp_path):
     model = small_self_attentive(device="cuda", max_epochs=1).fit(X, y)
     on_cpu = load(save(model, tmp_path / "gpu.skattn"), device="cpu")
     np.testing.assert_allclose(on_cpu.predict_proba(X), model.predict_proba(X), atol=1e-5)
-    assert model.explain(X[:1])[0]["attention"].shape[0] == 2
+    assert model.explain(X[:1], method="attention")[0]["attention"].shape[0] == 2
 
 
 @by_estimator

@@ -49,7 +49,7 @@ def test_penalty_brings_aat_towards_the_identity(polarity_split):
     for penalty in (0.0, 1.0):
         clf = SelfAttentiveClassifier(penalty=penalty, **params)
         clf.fit(X_train[:4000], y_train[:4000])
-        measured[penalty] = _penalty_and_entropy(clf.explain(X_test[:300]))
+        measured[penalty] = _penalty_and_entropy(clf.explain(X_test[:300], method="attention"))
     print(f"(‖AAᵀ − I‖², hop entropy) by penalty: {measured}")
     assert measured[1.0][0] < 0.5 * measured[0.0][0]
     assert measured[1.0][1] < 0.5 * measured[0.0][1]  # focused hops, not spread ones
@@ -68,13 +68,13 @@ def test_explain_and_transform_match_the_network(polarity_small):
         ["a", "gripping", ",", "well", "-", "acted", "thriller", "!"],
         ["the", "plot", "drags", ";", "still", ",", "it's", "watchable", "."],
     ]
-    explained = clf.explain(docs)
+    explained = clf.explain(docs, method="attention")
     assert clf.transform(docs).shape == (2, 3 * 2 * 8)
     for doc, e, tokens in zip(docs, explained, expected_tokens):
         assert e["tokens"] == tokens
         assert e["attention"].shape == (3, len(e["tokens"]))
         np.testing.assert_allclose(e["attention"].sum(axis=1), 1.0, rtol=1e-5)
-        alone = clf.explain([doc])[0]["attention"]
+        alone = clf.explain([doc], method="attention")[0]["attention"]
         np.testing.assert_allclose(e["attention"], alone, rtol=1e-5, atol=1e-7)
     np.testing.assert_array_equal([e["prediction"] for e in explained], clf.predict(docs))
 
@@ -93,7 +93,7 @@ def test_explain_equals_the_module_forward_pass(polarity_small):
     module = clf.net_.module_.eval()
     with torch.no_grad():
         out = module(**X_batch)
-    for i, record in enumerate(clf.explain(docs)):
+    for i, record in enumerate(clf.explain(docs, method="attention")):
         n = len(record["tokens"])
         np.testing.assert_allclose(record["attention"], out.attention[i, :, :n], rtol=1e-5)
         np.testing.assert_allclose(record["proba"], torch.softmax(out.logits[i], 0), rtol=1e-5)

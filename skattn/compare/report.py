@@ -332,4 +332,4 @@ def save_attention_page(
     """
     if not hasattr(model, "explain"):
         return None
-    return model.explain(list(X[:n_documents]), y[:n_documents]).save_html(path)
+    return model.explain(list(X[:n_documents]), y[:n_documents], method="attention").save_html(path)

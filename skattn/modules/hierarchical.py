@@ -94,7 +94,13 @@ class HierarchicalAttentionNet(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.classifier = nn.Linear(self.sentence_encoder.output_size, n_classes)
 
-    def _encode_sentences(self, tokens: torch.Tensor, lengths: torch.Tensor, max_words: int):
+    def _encode_sentences(
+        self,
+        tokens: torch.Tensor,
+        lengths: torch.Tensor,
+        max_words: int,
+        token_scale: torch.Tensor | None = None,
+    ):
         """Sentence vectors (n, 2h) and word weights (n, max_words) of n sentences.
 
         Sentences are sorted by length and cut into chunks of ``chunk_size``;
@@ -111,7 +117,11 @@ class HierarchicalAttentionNet(nn.Module):
         # its own width: its backward pass builds one vocabulary-sized
         # gradient per batch, not one per chunk.
         ids = torch.cat([tokens[rows, :width].reshape(-1) for rows, width in zip(chunks, widths)])
-        embedded = self.dropout(self.embedding(ids))
+        embedded = self.embedding(ids)
+        if token_scale is not None:
+            scales = [token_scale[rows, :width].reshape(-1) for rows, width in zip(chunks, widths)]
+            embedded = embedded * torch.cat(scales)[:, None]
+        embedded = self.dropout(embedded)
         pieces = torch.split(embedded, [len(rows) * width for rows, width in zip(chunks, widths)])
         vectors, weights = [], []
         for rows, width, piece in zip(chunks, widths, pieces):
@@ -123,7 +133,9 @@ class HierarchicalAttentionNet(nn.Module):
         inverse = inverse_permutation(order)
         return torch.cat(vectors)[inverse], torch.cat(weights)[inverse]
 
-    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> HierarchicalOutput:
+    def forward(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, token_scale: torch.Tensor | None = None
+    ) -> HierarchicalOutput:
         """Classify a batch of documents.
 
         Parameters
@@ -132,12 +144,18 @@ class HierarchicalAttentionNet(nn.Module):
             Token ids, padded with PAD.
         lengths : Tensor (batch, max_sentences)
             Words per sentence; 0 marks a padding sentence.
+        token_scale : Tensor (batch, max_sentences, max_words), optional
+            Multiplies each token's word vector: gradient-based explanations
+            differentiate with respect to it.
         """
         real = lengths > 0
         sentence_counts = real.sum(1)
         max_words = int(lengths.max())
         sentence_vectors, flat_word_attention = self._encode_sentences(
-            tokens[real], lengths[real], max_words
+            tokens[real],
+            lengths[real],
+            max_words,
+            None if token_scale is None else token_scale[real],
         )
         sentences = sentence_vectors.new_zeros(real.shape + sentence_vectors.shape[-1:])
         sentences[real] = sentence_vectors

@@ -105,10 +105,20 @@ class SelfAttentiveNet(nn.Module):
             nn.Linear(mlp_hidden, n_classes),
         )
 
-    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> SelfAttentiveOutput:
-        """Classify padded token ids (batch, time) with their lengths (batch,)."""
-        tokens = tokens[:, : int(lengths.max())]
-        states = self.encoder(self.embedding_dropout(self.embedding(tokens)), lengths)
+    def forward(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, token_scale: torch.Tensor | None = None
+    ) -> SelfAttentiveOutput:
+        """Classify padded token ids (batch, time) with their lengths (batch,).
+
+        ``token_scale`` (batch, time), optional, multiplies each token's word
+        vector: gradient-based explanations differentiate with respect to it.
+        """
+        width = int(lengths.max())
+        tokens = tokens[:, :width]
+        embedded = self.embedding(tokens)
+        if token_scale is not None:
+            embedded = embedded * token_scale[:, :width, None]
+        states = self.encoder(self.embedding_dropout(embedded), lengths)
         states = self.state_dropout(states)
         embedding, attention = self.attention(states, length_mask(lengths, tokens.shape[1]))
         if self.pooling == "flatten":

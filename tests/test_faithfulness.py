@@ -1,0 +1,288 @@
+"""Attribution methods and the erasure test: planted rationales, hand computations, renderers."""
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+import torch
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import average_precision_score
+from sklearn.pipeline import make_pipeline
+
+from skattn.attribution import DEFAULT_METHOD, METHODS, token_scores
+from skattn.erasure import ModelDocuments, TextDocuments, erased_corpus, leave_one_out
+from skattn.faithfulness import (
+    erasure_curves,
+    faithfulness_report,
+    linear_token_scores,
+    top_k_count,
+)
+from skattn.text import TextEncoder
+
+from estimators import SMALL_ESTIMATORS
+
+POSITIVE_MARKERS = ("zorblat", "quindle")
+NEGATIVE_MARKERS = ("vexmor", "plonkish")
+
+
+def planted_corpus(n_documents: int, seed: int):
+    """Filler words at random, plus one or two marker words that decide the label."""
+    rng = np.random.default_rng(seed)
+    filler = [f"w{i}" for i in range(150)]
+    X, y, planted = [], [], []
+    for i in range(n_documents):
+        label = i % 2
+        markers = POSITIVE_MARKERS if label else NEGATIVE_MARKERS
+        words = list(rng.choice(filler, size=rng.integers(18, 30)))
+        positions = sorted(rng.choice(len(words), size=rng.integers(1, 3), replace=False))
+        for position in positions:
+            words[position] = str(rng.choice(markers))
+        X.append(" ".join(words))
+        y.append(label)
+        planted.append(np.array([w in POSITIVE_MARKERS + NEGATIVE_MARKERS for w in words]))
+    return X, np.array(y), planted
+
+
+@pytest.fixture(scope="module", params=list(SMALL_ESTIMATORS))
+def planted_model(request):
+    X, y, _ = planted_corpus(600, seed=0)
+    # The classifiers' default dropout (the small HAN turns it off): without
+    # it the HAN saturates, and no method, occlusion included, singles out
+    # the markers (average precision 0.55 to 0.75).
+    model = SMALL_ESTIMATORS[request.param](
+        max_epochs=8,
+        lr=1e-2,
+        embeddings=None,
+        min_count=1,
+        dropout=0.3 if "Hier" in request.param else 0.5,
+    )
+    return model.fit(X, y)
+
+
+def test_default_method_ranks_planted_tokens_first(planted_model):
+    X, y, planted = planted_corpus(80, seed=1)
+    assert planted_model.score(X, y) > 0.95  # the model did learn the markers
+    explanations = planted_model.explain(X)
+    precisions = []
+    for record, truth in zip(explanations, planted):
+        assert record["method"] == DEFAULT_METHOD
+        scores = (
+            np.concatenate(record["word_scores"]) if "word_scores" in record else record["scores"]
+        )
+        precisions.append(average_precision_score(truth, scores))
+    assert np.mean(precisions) >= 0.9
+
+
+def test_planted_tokens_are_comprehensive(planted_model):
+    X, _, planted = planted_corpus(80, seed=2)
+    report = faithfulness_report(
+        planted_model, X, [lambda docs: [p.astype(float) for p in planted]], reference=False
+    )
+    planted_row, random_row = report.rows
+    assert planted_row["comprehensiveness"] >= 5 * random_row["comprehensiveness"]
+    assert planted_row["sufficiency"] < random_row["sufficiency"]
+
+
+class GoodMinusBad(ClassifierMixin, BaseEstimator):
+    """p(positive) = σ(#good − #bad): probabilities known by hand."""
+
+    classes_ = np.array([0, 1])
+
+    def predict_proba(self, X):
+        z = np.array([t.split().count("good") - t.split().count("bad") for t in X], float)
+        return np.column_stack([1 - expit(z), expit(z)])
+
+
+def test_report_matches_a_hand_computation():
+    documents = TextDocuments(GoodMinusBad(), ["good good film bad"])
+    ranking = [np.array([3.0, 2.0, 1.0, 0.0])]  # good, good, film, bad
+    comprehensiveness, sufficiency = erasure_curves(documents, ranking, bins=(0.25, 0.5))
+    full = expit(1.0)  # two "good", one "bad": the positive class at σ(1)
+    # 25%: one token. Without the first "good": σ(0); only it: σ(1).
+    # 50%: two tokens. Without both "good": σ(-1); only them: σ(2).
+    np.testing.assert_allclose(comprehensiveness[0], [full - expit(0), full - expit(-1)])
+    np.testing.assert_allclose(sufficiency[0], [full - expit(1), full - expit(2)])
+    report = faithfulness_report(
+        GoodMinusBad(), ["good good film bad"], [lambda X: ranking], bins=(0.25, 0.5)
+    )
+    row = report.rows[0]
+    assert row["comprehensiveness"] == pytest.approx((2 * full - expit(0) - expit(-1)) / 2)
+    assert row["sufficiency"] == pytest.approx((2 * full - expit(1) - expit(2)) / 2)
+
+
+def test_leave_one_out_matches_a_hand_computation():
+    scores = leave_one_out(TextDocuments(GoodMinusBad(), ["good good film bad"]))[0]
+    full = expit(1.0)
+    np.testing.assert_allclose(scores, [full - expit(0), full - expit(0), 0.0, full - expit(2)])
+
+
+def test_top_k_counts_and_erased_text():
+    assert [top_k_count(20, k) for k in (0.01, 0.05, 0.1, 0.2, 0.5)] == [1, 1, 2, 4, 10]
+    documents = TextDocuments(GoodMinusBad(), ["Good, bad!"])
+    assert documents.tokens == [["Good", ",", "bad", "!"]]
+    assert documents.erased_text(0, np.array([True, False, True, True])) == "Good  bad!"
+
+
+def test_erased_corpus_drops_emptied_sentences_and_blanks_emptied_documents():
+    encoder = TextEncoder(sentence_split="punctuation").fit(["a b. c d. e."])
+    corpus = encoder.encode(["a b. c d. e."])  # a b . | c d . | e .
+    keep = np.array([0, 0, 0, 1, 0, 1, 1, 0], dtype=bool)
+    variants = erased_corpus(corpus, [0, 0], [keep, np.zeros(8, bool)], empty_id=2)
+    words = [[encoder.id_to_token_[i] for i in s] for s in variants.sentences(0)]
+    assert words == [["c", "."], ["e"]]
+    assert variants.document(1).tolist() == [2]
+
+
+def test_linear_scores_are_coefficient_times_value():
+    X, y = ["good film", "bad film", "good plot", "bad plot"] * 5, [1, 0, 1, 0] * 5
+    model = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(X, y)
+    scores = linear_token_scores(model, ["Good film good"])[0]
+    vectorizer, classifier = model[0], model[-1]
+    values = vectorizer.transform(["Good film good"]).toarray()[0]
+    coef = classifier.coef_[0]
+    good, film = vectorizer.vocabulary_["good"], vectorizer.vocabulary_["film"]
+    # "good" occurs twice: each occurrence holds half its contribution.
+    np.testing.assert_allclose(
+        scores,
+        [coef[good] * values[good] / 2, coef[film] * values[film], coef[good] * values[good] / 2],
+    )
+    bigrams = make_pipeline(CountVectorizer(ngram_range=(1, 2)), LogisticRegression()).fit(X, y)
+    pair = linear_token_scores(bigrams, ["good film"])[0]
+    counts = bigrams[0].transform(["good film"]).toarray()[0]
+    contribution = bigrams[-1].coef_[0] * counts
+    # The two tokens share the bigram's contribution; together they hold all of it.
+    assert pair.sum() == pytest.approx(contribution.sum())
+
+
+def test_report_refuses_a_method_without_scores_per_token():
+    with pytest.raises(ValueError, match="lengths differ"):
+        faithfulness_report(GoodMinusBad(), ["good film"], [lambda X: [np.ones(5)]])
+    with pytest.raises(ValueError, match="needs a skattn classifier"):
+        faithfulness_report(GoodMinusBad(), ["good film"], ["gradient"])
+
+
+@pytest.fixture(scope="module", params=list(SMALL_ESTIMATORS))
+def fitted(request, polarity_small):
+    X, y = polarity_small
+    return SMALL_ESTIMATORS[request.param]().fit(X, y)
+
+
+DOCUMENTS = ["A fine, moving film. I loved it!", "Dull.", "Too long. Far too slow? I left early."]
+
+
+def _methods(model):
+    return [m for m in METHODS if model._hierarchical or m != "sentence_occlusion"]
+
+
+def test_every_method_renders_through_frame_html_and_figure(fitted, tmp_path):
+    for method in _methods(fitted):
+        explanations = fitted.explain(DOCUMENTS, method=method)
+        n_tokens = []
+        for record in explanations:
+            assert record["method"] == method
+            if fitted._hierarchical:
+                assert [len(s) for s in record["word_scores"]] == [
+                    len(s) for s in record["sentences"]
+                ]
+                assert len(record["sentence_scores"]) == len(record["sentences"])
+                n_tokens.append(sum(len(s) for s in record["sentences"]))
+            else:
+                assert len(record["scores"]) == len(record["tokens"])
+                n_tokens.append(len(record["tokens"]))
+        frame = explanations.to_frame()
+        assert len(frame) == sum(n_tokens)
+        assert (frame["method"] == method).all()
+        page = explanations.to_html()
+        ET.fromstring(page.split("\n", 1)[1])  # well-formed
+        assert f"method: {method}" in page
+        figure = explanations.plot(2)
+        figure.savefig(tmp_path / f"{method}.png")
+        assert (tmp_path / f"{method}.png").stat().st_size > 1000
+
+
+def test_occlusion_scores_are_the_drop_without_the_token(fitted):
+    record = fitted.explain(["Too long. Far too slow?"], method="occlusion")[0]
+    tokens = (
+        [t for s in record["sentences"] for t in s] if fitted._hierarchical else record["tokens"]
+    )
+    scores = np.concatenate(record["word_scores"]) if fitted._hierarchical else record["scores"]
+    c = np.argmax(record["proba"])
+    # Erasing "slow" (position 5) by hand: the text without it.
+    without = fitted.predict_proba(["Too long. Far too ?"])[0, c]
+    assert tokens[5] == "slow"
+    assert scores[5] == pytest.approx(record["proba"][c] - without, abs=1e-5)
+
+
+def test_sentence_occlusion_scores_are_the_drop_without_the_sentence(fitted):
+    if not fitted._hierarchical:
+        pytest.skip("sentences are a hierarchical model's unit")
+    record = fitted.explain(["Too long. Far too slow?"], method="sentence_occlusion")[0]
+    c = np.argmax(record["proba"])
+    without_first = fitted.predict_proba(["Far too slow?"])[0, c]
+    assert record["sentence_scores"][0] == pytest.approx(
+        record["proba"][c] - without_first, abs=1e-5
+    )
+
+
+def test_gradient_matches_finite_differences(fitted):
+    documents, scores, _ = token_scores(fitted, ["A fine, moving film. I loved it!"], "gradient")
+    module = fitted.net_.module_
+    from skattn.data import DocumentDataset
+
+    X, _ = DocumentDataset(documents.corpus, hierarchical=fitted._hierarchical).collate([0])
+    c = int(documents.predicted[0])
+    real = X["tokens"] != 0
+
+    def log_p(scale):
+        with torch.no_grad():
+            logits = module(X["tokens"], X["lengths"], token_scale=scale)[0].double()
+        return torch.log_softmax(logits, 1)[0, c].item()
+
+    ones = torch.ones(X["tokens"].shape)
+    eps = 1e-2
+    differences = []
+    for index in zip(*torch.nonzero(real, as_tuple=True)):
+        up, down = ones.clone(), ones.clone()
+        up[index] += eps
+        down[index] -= eps
+        differences.append((log_p(up) - log_p(down)) / (2 * eps))
+    np.testing.assert_allclose(scores[0], differences, rtol=0.05, atol=1e-3)
+
+
+def test_integrated_gradients_add_up_to_the_change_in_log_probability(fitted):
+    document = ["A fine, moving film. I loved it!"]
+    documents, scores, _ = token_scores(fitted, document, "integrated_gradients", n_steps=64)
+    from skattn.data import DocumentDataset
+
+    X, _ = DocumentDataset(documents.corpus, hierarchical=fitted._hierarchical).collate([0])
+    c = int(documents.predicted[0])
+    with torch.no_grad():
+        zero = fitted.net_.module_(
+            X["tokens"], X["lengths"], token_scale=torch.zeros(X["tokens"].shape)
+        )[0]
+    change = np.log(documents.full_proba[0, c]) - torch.log_softmax(zero.double(), 1)[0, c].item()
+    assert scores[0].sum() == pytest.approx(change, rel=0.05, abs=1e-3)
+
+
+def test_explain_refuses_an_unknown_method_and_measures_on_request(fitted):
+    with pytest.raises(ValueError, match="method="):
+        fitted.explain(DOCUMENTS, method="lime")
+    explanations = fitted.explain(DOCUMENTS, method="occlusion", faithfulness=True)
+    report = explanations.faithfulness
+    assert [row["method"] for row in report.rows] == ["occlusion", "random"]
+    assert "Faithfulness of occlusion on these 3 documents" in explanations.to_html()
+    assert fitted.explain(DOCUMENTS).faithfulness is None
+
+
+def test_model_documents_use_the_models_own_tokens_and_probabilities(fitted):
+    documents = ModelDocuments(fitted, DOCUMENTS)
+    np.testing.assert_allclose(documents.full_proba, fitted.predict_proba(DOCUMENTS), atol=1e-5)
+    keep_all = [np.ones(len(t), bool) for t in documents.tokens]
+    np.testing.assert_allclose(
+        documents.probability([0, 1, 2], keep_all),
+        documents.full_proba.max(axis=1),
+        atol=1e-5,
+    )
