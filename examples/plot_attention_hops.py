@@ -64,7 +64,7 @@ def main() -> None:
         clf = SelfAttentiveClassifier(
             penalty=penalty, max_epochs=1 if quick else 8, random_state=0
         ).fit(X_train, y_train)
-        explanations = clf.explain(X_test)
+        explanations = clf.explain(X_test, method="attention")
         print(
             f"penalty={penalty}: accuracy {clf.score(X_test, y_test):.4f}, "
             f"mean off-diagonal of AA^T {mean_off_diagonal(explanations):.4f}"

@@ -17,10 +17,13 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from skattn import __version__
+from skattn.attribution import DEFAULT_METHOD, METHODS
 from skattn.compare import (
+    FAITHFULNESS_METHODS,
     available_models,
     compare,
     drop_rare_classes,
+    faithfulness_section,
     format_json,
     format_table,
     load_dataset,
@@ -29,6 +32,7 @@ from skattn.compare import (
     read_documents,
     save_attention_page,
 )
+from skattn.faithfulness import faithfulness_report
 from skattn.fasttext_baseline import fasttext_available
 from skattn.persistence import load
 from skattn.text import TOKENIZERS
@@ -102,11 +106,23 @@ def _parser() -> argparse.ArgumentParser:
         "--vectors", type=Path, default=None, help="word2vec/GloVe file for the *_vectors models"
     )
     cmp.add_argument("--vectors-dim", type=int, default=None, help="size of the --vectors vectors")
+    cmp.add_argument(
+        "--faithfulness",
+        type=int,
+        default=100,
+        metavar="N",
+        help="measure each attention model's explanations on N test documents of the last "
+        "fold (ERASER erasure test; 0: skip)",
+    )
     cmp.add_argument("--list", action="store_true", help="list model names and exit")
 
     for name, help_text, default in [
         ("predict", "labels and class probabilities of a saved model, as CSV", "predictions.csv"),
-        ("explain", "attention of a saved model as an HTML page", "attention.html"),
+        (
+            "explain",
+            "explanations of a saved model's predictions as an HTML page",
+            "explanations.html",
+        ),
     ]:
         command = commands.add_parser(name, help=help_text)
         command.add_argument("model", type=Path, help="a file written by skattn.save")
@@ -128,6 +144,18 @@ def _parser() -> argparse.ArgumentParser:
             f"or a built-in name {sorted(TOKENIZERS)}",
         )
         command.add_argument("--output", type=Path, default=Path(default))
+        if name == "explain":
+            command.add_argument(
+                "--method",
+                default=None,
+                choices=METHODS,
+                help=f"attribution method (default: {DEFAULT_METHOD})",
+            )
+            command.add_argument(
+                "--faithfulness",
+                action="store_true",
+                help="measure the explanations' faithfulness on these documents and state it",
+            )
     return parser
 
 
@@ -177,8 +205,9 @@ def _predict(args) -> int:
 
 def _explain(args) -> int:
     model, documents = _load_model(args), _documents(args)
-    path = model.explain(documents).save_html(args.output)
-    print(f"wrote attention of {len(documents)} document(s) to {path}")
+    explanations = model.explain(documents, method=args.method, faithfulness=args.faithfulness)
+    path = explanations.save_html(args.output)
+    print(f"wrote explanations of {len(documents)} document(s) to {path}")
     return 0
 
 
@@ -267,7 +296,13 @@ def _compare(args) -> int:
     if args.output:
         args.output.mkdir(parents=True, exist_ok=True)
 
+    reports = {}
+
     def render_attention(name, model, X_test, y_test):
+        if args.faithfulness and hasattr(model, "explain"):
+            reports[name] = faithfulness_report(
+                model, list(X_test[: args.faithfulness]), FAITHFULNESS_METHODS, reference=False
+            )
         if args.output:
             page = save_attention_page(
                 model, X_test, y_test, args.output / f"attention_{name}.html"
@@ -287,6 +322,9 @@ def _compare(args) -> int:
         on_last_fold=render_attention,
     )
     table = format_table(results)
+    faithfulness = faithfulness_section(reports)
+    if faithfulness:
+        table += "\n\n" + faithfulness
     print(table)
     if args.output:
         (args.output / "results.md").write_text(table + "\n")
@@ -298,6 +336,7 @@ def _compare(args) -> int:
                 seed=args.seed,
                 documents=len(X),
                 dropped_classes=dropped,
+                faithfulness={name: report.rows for name, report in reports.items()},
             )
         )
         try:

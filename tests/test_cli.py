@@ -51,3 +51,15 @@ def test_a_missing_text_column_is_named(saved_model, tmp_path, capsys):
     path.write_text(json.dumps({"body": "a film"}) + "\n", encoding="utf-8")
     assert main(["predict", str(saved_model), "--file", str(path)]) == 1
     assert "has no column 'text'; its columns are ['body']" in capsys.readouterr().err
+
+
+def test_explain_takes_a_method_and_states_faithfulness(saved_model, toy, tmp_path):
+    X, _ = toy
+    output = tmp_path / "page.html"
+    argv = ["explain", str(saved_model), "--text", X[0], "--text", X[1], "--output", str(output)]
+    assert main([*argv, "--method", "occlusion", "--faithfulness"]) == 0
+    page = output.read_text(encoding="utf-8")
+    assert page.count("method: occlusion") == 2
+    assert "Faithfulness of occlusion on these 2 documents" in page
+    assert main([*argv, "--method", "attention"]) == 0
+    assert "hop 0" in output.read_text(encoding="utf-8")

@@ -67,7 +67,19 @@ def test_compare_command_writes_table_and_json(tmp_path, capsys):
         assert f"{100 * r['accuracy_mean']:.2f}" in printed
     table = (tmp_path / "results.md").read_text()
     assert table.splitlines()[0].startswith("| model | kind | accuracy")
-    assert len(table.splitlines()) == 4
+    accuracy_table = table.split("\n\n")[0]
+    assert len(accuracy_table.splitlines()) == 4
+    # One faithfulness table, for the attention model only: its three methods and random.
+    assert "self_attentive (100 documents)" in table and "tfidf_logreg (100" not in table
+    faithfulness = json.loads((tmp_path / "results.json").read_text())["faithfulness"]
+    rows = faithfulness["self_attentive"]
+    assert [row["method"] for row in rows] == [
+        "attention",
+        "gradient",
+        "integrated_gradients",
+        "random",
+    ]
+    assert all(-1 <= row["comprehensiveness"] <= 1 for row in rows)
     png = (tmp_path / "results.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
     page = (tmp_path / "attention_self_attentive.html").read_text(encoding="utf-8")

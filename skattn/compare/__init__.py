@@ -15,7 +15,7 @@ One module per job:
 - :mod:`skattn.compare.report`: the Markdown and JSON tables (as in Table 2
   of the HAN paper: accuracy mean ± std or interval, fit time, prediction
   speed, margin and p-value against the best baseline), the bar chart with
-  error bars and the attention pages.
+  error bars, the attention pages and the faithfulness tables.
 
 Every public name is importable from ``skattn.compare``.
 """
@@ -34,7 +34,9 @@ from skattn.compare.registry import (
     set_random_state,
 )
 from skattn.compare.report import (
+    FAITHFULNESS_METHODS,
     MODEL_KINDS,
+    faithfulness_section,
     format_json,
     format_table,
     plot_results,
@@ -52,6 +54,7 @@ from skattn.compare.stats import (
 __all__ = [
     "ATTENTION_MODEL",
     "BASELINE_KINDS",
+    "FAITHFULNESS_METHODS",
     "MODEL_KINDS",
     "OTHER_BASELINE",
     "TABLE_2_BASELINE",
@@ -65,6 +68,7 @@ __all__ = [
     "compare",
     "corrected_resampled_ttest",
     "drop_rare_classes",
+    "faithfulness_section",
     "format_json",
     "format_table",
     "load_dataset",

@@ -333,3 +333,37 @@ def save_attention_page(
     if not hasattr(model, "explain"):
         return None
     return model.explain(list(X[:n_documents]), y[:n_documents], method="attention").save_html(path)
+
+
+#: Methods the comparison measures on each attention model (plus a random ranking).
+FAITHFULNESS_METHODS = ("attention", "gradient", "integrated_gradients")
+
+
+def faithfulness_section(reports: dict[str, Any]) -> str:
+    """Markdown: one faithfulness table per attention model (see :mod:`skattn.faithfulness`).
+
+    Parameters
+    ----------
+    reports : dict of str to FaithfulnessReport
+        Model name → its report on test documents.
+
+    Returns
+    -------
+    str
+        Empty when there is no report.
+
+    Examples
+    --------
+    >>> faithfulness_section({})
+    ''
+    """
+    if not reports:
+        return ""
+    parts = [
+        "Faithfulness of each explanation method (ERASER erasure test on test documents of "
+        "the last fold: comprehensiveness ↑ and sufficiency ↓, AOPC over 1/5/10/20/50% of "
+        "the tokens, 95% bootstrap intervals over documents):"
+    ]
+    for name, report in reports.items():
+        parts.append(f"{name} ({report.n_documents} documents):\n\n{report.to_markdown()}")
+    return "\n\n".join(parts)
