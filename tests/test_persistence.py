@@ -259,7 +259,7 @@ def test_explain_command_writes_html(fitted, tmp_path, capsys):
     assert main([*argv, "--output", str(output)]) == 0
     page = output.read_text(encoding="utf-8")
     assert page.count('class="doc"') == 2 and "&lt;" in page and "<b>fine" not in page
-    assert "wrote attention of 2 document(s)" in capsys.readouterr().out
+    assert "wrote explanations of 2 document(s)" in capsys.readouterr().out
 
 
 def test_joblib_still_works(fitted, toy, tmp_path):
