@@ -108,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--vectors-dim", type=int, default=None, help="size of the --vectors vectors")
     cmp.add_argument(
         "--faithfulness",
-        type=int,
+        type=_non_negative,
         default=100,
         metavar="N",
         help="measure each attention model's explanations on N test documents of the last "
@@ -209,6 +209,13 @@ def _explain(args) -> int:
     path = explanations.save_html(args.output)
     print(f"wrote explanations of {len(documents)} document(s) to {path}")
     return 0
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:

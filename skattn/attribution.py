@@ -35,6 +35,7 @@ gradient.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 
 import numpy as np
 import torch
@@ -72,6 +73,23 @@ def check_method(method: str, hierarchical: bool) -> str:
     return method
 
 
+def check_n_steps(n_steps) -> int:
+    """Return ``n_steps`` if it is a positive integer, else raise ValueError.
+
+    Examples
+    --------
+    >>> check_n_steps(4)
+    4
+    >>> check_n_steps(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_steps must be a positive integer, got 0
+    """
+    if isinstance(n_steps, bool) or not isinstance(n_steps, Integral) or n_steps < 1:
+        raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}")
+    return int(n_steps)
+
+
 def _scale_gradients(
     estimator, documents: ModelDocuments, alphas: Sequence[float]
 ) -> list[np.ndarray]:
@@ -85,22 +103,29 @@ def _scale_gradients(
     order = dataset.length_order()
     batch_size = estimator.batch_size
     scores: list[np.ndarray] = [None] * len(dataset)  # type: ignore[list-item]
-    module.eval()
-    with torch_threads(estimator.threads):
+    dtype = module.embedding.weight.dtype
+    module.eval()  # no dropout; cuDNN refuses RNN backward passes in eval mode, hence its flag
+    with (
+        torch_threads(estimator.threads),
+        torch.enable_grad(),
+        torch.backends.cudnn.flags(enabled=False),
+    ):
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
             X, _ = dataset.collate(rows)
             tokens, lengths = X["tokens"].to(device), X["lengths"].to(device)
             target = torch.as_tensor(predicted[rows], device=device)
-            total = torch.zeros(tokens.shape, dtype=torch.float32, device=device)
+            total = torch.zeros(tokens.shape, dtype=dtype, device=device)
             for alpha in alphas:
-                scale = torch.full(tokens.shape, float(alpha), device=device, requires_grad=True)
+                scale = torch.full(
+                    tokens.shape, float(alpha), dtype=dtype, device=device, requires_grad=True
+                )
                 logits = module(tokens, lengths, token_scale=scale)[0]
                 log_p = torch.log_softmax(logits.float(), dim=1)
                 objective = log_p[torch.arange(len(rows), device=device), target].sum()
                 (gradient,) = torch.autograd.grad(objective, scale)
                 total += gradient
-            total = (total / len(alphas)).cpu().numpy()
+            total = (total / len(alphas)).double().cpu().numpy()
             lengths = lengths.cpu().numpy()
             for row, values, length in zip(rows, total, lengths):
                 if estimator._hierarchical:
@@ -144,6 +169,7 @@ def token_scores(
     """
     hierarchical = estimator._hierarchical
     check_method(method, hierarchical)
+    check_n_steps(n_steps)
     documents = ModelDocuments(estimator, X)
     extra: dict = {}
     if method == "attention":

@@ -46,7 +46,7 @@ from skorch.history import History
 from skattn.attribution import DEFAULT_METHOD, DEFAULT_STEPS, check_method, explanation_records
 from skattn.data import DocumentDataset
 from skattn.embeddings import check_embeddings_source, initial_vectors
-from skattn.explain import Explanations
+from skattn.explain import Explanations, token_scores_of
 from skattn.faithfulness import faithfulness_report
 from skattn.net import (
     OPTIMIZERS,
@@ -598,11 +598,12 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         n_steps : int, default=4
             Steps of ``"integrated_gradients"``.
         faithfulness : bool, default=False
-            Also measure how faithful the explanations are on ``X``
-            (:func:`skattn.faithfulness.faithfulness_report` for this method
-            and a random ranking: 20 more forward passes per document). The
-            result is kept as the ``faithfulness`` attribute of the
-            returned explanations and shown on their page and figures.
+            Also measure how faithful these explanations are on ``X``
+            (:func:`skattn.faithfulness.faithfulness_report` of their scores
+            and of a random ranking: 20 more forward passes per document,
+            batched). The result is kept as the ``faithfulness`` attribute
+            of the returned explanations and shown on their page and
+            figures (``as_frame=True`` returns only the frame).
         as_frame : bool, default=False
             Return a pandas DataFrame with one row per token instead.
 
@@ -618,15 +619,21 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         X = check_text_input(X)
         check_is_fitted(self, "net_")
         method = check_method(DEFAULT_METHOD if method is None else method, self._hierarchical)
-        records = explanation_records(self, X, method, n_steps=n_steps)
         if y is not None:
             y = as_label_array(y)
             check_same_length(len(X), y)
+        records = explanation_records(self, X, method, n_steps=n_steps)
+        if y is not None:
             for record, label in zip(records, y):
                 record["true_label"] = label
         report = None
         if faithfulness:
-            report = faithfulness_report(self, X, [method], reference=False, n_steps=n_steps)
+
+            def these_scores(_):
+                return [token_scores_of(record) for record in records]
+
+            these_scores.__name__ = method
+            report = faithfulness_report(self, X, [these_scores], reference=False)
         explanations = Explanations(records, faithfulness=report)
         return explanations.to_frame() if as_frame else explanations
 

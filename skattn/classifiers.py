@@ -55,10 +55,12 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
     %(text_options)s
     %(min_count)s
     %(max_vocab)s
-    max_length : int or None, default=400
+    max_length : int or None, default=1000
         Tokens kept per document: the first ``max_length`` (documented
         truncation rule of :mod:`skattn.text`; ``n_truncated_`` counts the
-        training documents it shortened).
+        training documents it shortened). Batches are padded only to their
+        own longest document, so the limit costs nothing on short texts;
+        on long reviews a tighter one loses accuracy (see *Results*).
     %(max_epochs)s
     %(batch_size)s
     %(batch_tokens)s
@@ -161,7 +163,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         analyzer: str = "word",
         min_count: int = 2,
         max_vocab: int | None = None,
-        max_length: int | None = 400,
+        max_length: int | None = 1000,
         max_epochs: int = 8,
         batch_size: int = 64,
         batch_tokens: int | None = None,

@@ -28,11 +28,23 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import softmax
 
-from skattn.text import DEFAULT_TOKEN_PATTERN, EncodedCorpus
+from skattn.text import DEFAULT_TOKEN_PATTERN, EMPTY_TOKEN, EncodedCorpus
 from skattn.utils.validation import check_text_input
 
 #: Most token ids one batch of erased variants holds (bounds memory on long documents).
 _TOKENS_PER_CALL = 200_000
+
+
+def chunks_by_size(sizes: Sequence[int], budget: int) -> list[np.ndarray]:
+    """Consecutive positions of ``sizes`` cut into chunks of about ``budget`` in total.
+
+    Examples
+    --------
+    >>> [c.tolist() for c in chunks_by_size([3, 3, 3, 10, 1], budget=5)]
+    [[0], [1, 2], [3], [4]]
+    """
+    chunk_of = np.cumsum(np.maximum(np.asarray(sizes, dtype=np.int64), 1)) // budget
+    return [np.flatnonzero(chunk_of == chunk) for chunk in np.unique(chunk_of)]
 
 
 def erased_corpus(
@@ -95,6 +107,8 @@ class _Documents:
     """What both kinds share: the full documents' prediction and the calls counted."""
 
     tokens: list[list[str]]
+    #: Documents without any token (the model saw a blank document).
+    blank: np.ndarray
     full_proba: np.ndarray
     #: Documents sent through the model (erased variants, gradient steps) so far.
     forward_passes: int = 0
@@ -136,9 +150,7 @@ class _Documents:
         return proba[np.arange(len(documents)), self.predicted[documents]]
 
     def _chunks(self, documents: np.ndarray) -> list[np.ndarray]:
-        sizes = np.array([max(1, len(self.tokens[d])) for d in documents])
-        chunk_of = np.cumsum(sizes) // _TOKENS_PER_CALL
-        return [np.flatnonzero(chunk_of == chunk) for chunk in np.unique(chunk_of)]
+        return chunks_by_size([len(self.tokens[d]) for d in documents], _TOKENS_PER_CALL)
 
     def _proba(self, documents: np.ndarray, keeps: list[np.ndarray]) -> np.ndarray:
         raise NotImplementedError
@@ -155,7 +167,10 @@ class ModelDocuments(_Documents):
     Attributes
     ----------
     tokens : list of list of str
-        Each document's kept tokens, sentences concatenated.
+        Each document's kept tokens, sentences concatenated (a blank
+        document: ``["<empty>"]``).
+    blank : ndarray of bool
+        Documents without any token.
     sentence_of_token : list of ndarray of int
         Each token's sentence within its document.
     full_proba : ndarray (n_documents, n_classes)
@@ -186,6 +201,7 @@ class ModelDocuments(_Documents):
             np.repeat(np.arange(len(document)), [len(sentence) for sentence in document])
             for document in tokenized
         ]
+        self.blank = np.array([document == [[EMPTY_TOKEN]] for document in tokenized], dtype=bool)
         self.full_proba = self._softmax(estimator._outputs(X, ("logits",), corpus=self.corpus))
 
     @staticmethod
@@ -212,6 +228,8 @@ class TextDocuments(_Documents):
     Attributes
     ----------
     tokens : list of list of str
+    blank : ndarray of bool
+        Documents without any token.
     spans : list of list of (int, int)
         Each token's start and end in its document.
     full_proba : ndarray (n_documents, n_classes)
@@ -236,6 +254,7 @@ class TextDocuments(_Documents):
         pattern = re.compile(token_pattern)
         matches = [list(pattern.finditer(text)) for text in self.texts]
         self.tokens = [[m.group() for m in found] for found in matches]
+        self.blank = np.array([not found for found in matches], dtype=bool)
         self.spans = [[m.span() for m in found] for found in matches]
         self.full_proba = np.asarray(estimator.predict_proba(self.texts), dtype=np.float64)
 
@@ -300,15 +319,20 @@ def leave_one_out(
     """
     if groups is None:
         groups = [np.arange(len(tokens)) for tokens in documents.tokens]
-    variant_documents, keeps, owners = [], [], []
-    for document, group in enumerate(groups):
-        for unit in np.unique(group):
-            variant_documents.append(document)
-            keeps.append(group != unit)
-            owners.append((document, unit))
-    dropped = documents.probability(variant_documents, keeps)
     full = documents.full_proba[np.arange(len(documents)), documents.predicted]
     scores = [np.zeros(len(group)) for group in groups]
-    for (document, unit), probability in zip(owners, dropped):
-        scores[document][groups[document] == unit] = full[document] - probability
+    # Masks are built a few documents at a time: a document of n tokens has
+    # n² of them, which for long reviews adds up.
+    mask_sizes = [len(np.unique(group)) * len(group) for group in groups]
+    for chunk in chunks_by_size(mask_sizes, _TOKENS_PER_CALL):
+        variant_documents, keeps, owners = [], [], []
+        for document in chunk:
+            group = groups[document]
+            for unit in np.unique(group):
+                variant_documents.append(document)
+                keeps.append(group != unit)
+                owners.append((document, unit))
+        dropped = documents.probability(variant_documents, keeps)
+        for (document, unit), probability in zip(owners, dropped):
+            scores[document][groups[document] == unit] = full[document] - probability
     return scores

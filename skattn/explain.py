@@ -573,8 +573,17 @@ def _colour_bars(fig, ax, record: dict) -> None:
         norm = FuncNorm(
             (lambda r: np.sign(r) * np.sqrt(np.abs(r)), lambda r: np.sign(r) * r**2), -1, 1
         )
-    for cmap, label in bars:
-        fig.colorbar(ScalarMappable(norm, cmap), ax=ax, label=label, pad=0.01, fraction=0.03)
+    for i, (cmap, label) in enumerate(bars):
+        # Each bar takes its room next to the axes, so the first drawn ends up
+        # outermost: its pad leaves room for the inner bar's ticks and title.
+        fig.colorbar(
+            ScalarMappable(norm, cmap),
+            ax=ax,
+            label=label,
+            pad=0.01 if i == len(bars) - 1 else 0.07,
+            fraction=0.03,
+            aspect=15,
+        )
 
 
 def plot(record: dict, ax=None, faithfulness=None):

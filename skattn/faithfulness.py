@@ -35,9 +35,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.stats import spearmanr
 
-from skattn.attribution import DEFAULT_STEPS, METHODS, check_method, token_scores
+from skattn.attribution import DEFAULT_STEPS, METHODS, check_method, check_n_steps, token_scores
 from skattn.erasure import TextDocuments, documents_for, leave_one_out
 from skattn.utils.validation import check_text_input
 
@@ -91,7 +92,8 @@ def erasure_curves(
     Returns
     -------
     comprehensiveness, sufficiency : ndarray, shape (n_documents, n_bins)
-        NaN for a document without any token.
+        NaN for a blank document (nothing to erase); the report's means
+        leave them out.
 
     Examples
     --------
@@ -115,7 +117,7 @@ def erasure_curves(
             top[order[: top_k_count(n_units, share)]] = True
             if groups is not None:
                 top = top[groups[document]]
-            if n_units:
+            if n_units and not documents.blank[document]:
                 variant_documents += [document, document]
                 keeps += [~top, top]
                 slots.append((document, b))
@@ -180,7 +182,8 @@ def linear_token_scores(pipeline, X: Sequence[str], documents: TextDocuments | N
         A ``CountVectorizer``/``TfidfVectorizer`` (word analyzer) step, then
         any feature-wise transformers, ending in a linear classifier with
         ``coef_``. Transformers between them must keep the vectorizer's
-        columns (e.g. ``TfidfTransformer``, ``MaxAbsScaler``).
+        columns (e.g. ``TfidfTransformer``, ``MaxAbsScaler``); anything else
+        is refused with a TypeError.
     X : sequence of str
     documents : TextDocuments, optional
         Reused when given (their tokens are the units scored).
@@ -201,19 +204,21 @@ def linear_token_scores(pipeline, X: Sequence[str], documents: TextDocuments | N
     >>> bool(scores[0] > 0), bool(abs(scores[1]) < scores[0])
     (True, True)
     """
+    reason = _not_linear_text_pipeline(pipeline)
+    if reason:
+        raise TypeError(f"linear_token_scores: {reason}")
     vectorizer, model = pipeline.steps[0][1], pipeline.steps[-1][1]
-    if not hasattr(vectorizer, "vocabulary_") or getattr(vectorizer, "analyzer", None) != "word":
-        raise TypeError(
-            "linear_token_scores needs a Pipeline whose first step is a fitted CountVectorizer "
-            "or TfidfVectorizer with analyzer='word'"
-        )
-    if not hasattr(model, "coef_"):
-        raise TypeError("linear_token_scores needs a Pipeline ending in a linear model (coef_)")
     X = check_text_input(X)
     documents = documents or TextDocuments(pipeline, X)
-    features = pipeline[:-1].transform(X).tocsr()
+    features = sp.csr_matrix(pipeline[:-1].transform(X))
     coef = np.atleast_2d(model.coef_)
-    preprocess = vectorizer.build_preprocessor()
+    if not features.shape[1] == len(vectorizer.vocabulary_) == coef.shape[1]:
+        raise TypeError(
+            "linear_token_scores: the steps between the vectorizer and the model must keep the "
+            f"vectorizer's {len(vectorizer.vocabulary_)} columns (they give "
+            f"{features.shape[1]}, the model has {coef.shape[1]} coefficients)"
+        )
+    preprocess, tokenize = vectorizer.build_preprocessor(), vectorizer.build_tokenizer()
     stop_words = vectorizer.get_stop_words() or frozenset()
     low, high = vectorizer.ngram_range
     scores = []
@@ -222,8 +227,10 @@ def linear_token_scores(pipeline, X: Sequence[str], documents: TextDocuments | N
         weights = coef[0] * (1 if predicted == 1 else -1) if len(coef) == 1 else coef[predicted]
         row = features[i]
         value = dict(zip(row.indices, row.data))
+        # n-grams run over the tokens the vectorizer itself keeps (it may
+        # drop punctuation and one-letter words, which then score 0).
         words = [(p, preprocess(t)) for p, t in enumerate(tokens)]
-        words = [(p, w) for p, w in words if w not in stop_words]
+        words = [(p, w) for p, w in words if w not in stop_words and tokenize(w) == [w]]
         occurrences: dict[int, list[list[int]]] = {}
         for n in range(low, high + 1):
             for start in range(len(words) - n + 1):
@@ -242,6 +249,22 @@ def linear_token_scores(pipeline, X: Sequence[str], documents: TextDocuments | N
     return scores
 
 
+def _not_linear_text_pipeline(estimator) -> str:
+    """Why ``estimator`` is not a vectorizer + linear model Pipeline ('' if it is one)."""
+    steps = getattr(estimator, "steps", None)
+    if not steps:
+        return "it needs a scikit-learn Pipeline"
+    vectorizer, model = steps[0][1], steps[-1][1]
+    if not hasattr(vectorizer, "vocabulary_") or getattr(vectorizer, "analyzer", None) != "word":
+        return (
+            "the Pipeline's first step must be a fitted CountVectorizer or TfidfVectorizer "
+            "with analyzer='word'"
+        )
+    if not hasattr(model, "coef_"):
+        return "the Pipeline must end in a linear model (with coef_)"
+    return ""
+
+
 @dataclass
 class FaithfulnessReport:
     """The erasure test's results: one row per ranking method.
@@ -253,7 +276,9 @@ class FaithfulnessReport:
         (AOPC means) with their ``*_low``/``*_high`` bootstrap bounds,
         ``spearman_vs_occlusion`` (mean per-document rank correlation with
         leave-one-out, when computed), ``forward_passes`` and
-        ``backward_passes`` per document, ``seconds_per_100_documents``.
+        ``backward_passes`` per document that the method needs beyond the
+        prediction itself (None for a callable, whose cost is unknown),
+        ``seconds_per_100_documents``.
     per_document : dict of str to dict of str to ndarray
         Per method: ``comprehensiveness`` and ``sufficiency`` (n_documents,
         n_bins).
@@ -329,23 +354,49 @@ class FaithfulnessReport:
         return self.to_frame().to_html(float_format="%.3f")
 
 
-def _scores_of(estimator, X, method, documents, n_steps):
-    """Scores and cost (forward, backward passes) of one method."""
+def _checked_bins(bins) -> tuple[float, ...]:
+    """``bins`` as a tuple of shares in (0, 1], or ValueError."""
+    bins = tuple(float(b) for b in bins)
+    if not bins or not all(0 < b <= 1 for b in bins):
+        raise ValueError(f"bins must be shares of the tokens in (0, 1], got {bins}")
+    return bins
+
+
+def _checked_method(estimator, method) -> str:
+    """The method's name, after checking the estimator can use it."""
+    if callable(method):
+        return getattr(method, "__name__", repr(method))
+    if method == "random":
+        return method
+    if hasattr(estimator, "_hierarchical"):
+        if method == "coefficients":
+            raise ValueError("method='coefficients' is for linear Pipelines, not skattn models")
+        return check_method(method, estimator._hierarchical)
+    if method == "coefficients":
+        reason = _not_linear_text_pipeline(estimator)
+        if reason:
+            raise ValueError(f"method='coefficients': {reason}")
+        return method
+    if method != "occlusion":
+        raise ValueError(
+            f"method={method!r} needs a skattn classifier; for other estimators use "
+            "'occlusion', 'random', 'coefficients' (linear Pipelines) or a callable"
+        )
+    return method
+
+
+def _scores_of(estimator, X, method, documents, n_steps, random_state):
+    """Scores and cost (forward, backward passes beyond the prediction) of one method."""
     if callable(method):
         return [np.asarray(s, dtype=np.float64) for s in method(X)], None, None
     if method == "random":
-        return random_scores(documents), 0, 0
+        return random_scores(documents, random_state), 0, 0
     if method == "occlusion" and not hasattr(estimator, "_hierarchical"):
         before = documents.forward_passes
         scores = leave_one_out(documents)
         return scores, documents.forward_passes - before, 0
     if method == "coefficients":
         return linear_token_scores(estimator, X, documents), 0, 0
-    if not hasattr(estimator, "_hierarchical"):
-        raise ValueError(
-            f"method={method!r} needs a skattn classifier; for other estimators use "
-            "'occlusion', 'random', 'coefficients' (linear Pipelines) or a callable"
-        )
     scored, scores, _ = token_scores(estimator, X, method, n_steps=n_steps)
     return scores, scored.forward_passes, scored.backward_passes
 
@@ -420,28 +471,31 @@ def faithfulness_report(
         raise ValueError(f"level must be 'token' or 'sentence', got {level!r}")
     if level == "sentence" and not (ours and estimator._hierarchical):
         raise ValueError("level='sentence' needs a fitted HierarchicalAttentionClassifier")
+    check_n_steps(n_steps)
+    bins = _checked_bins(bins)
     occlusion = "sentence_occlusion" if level == "sentence" else "occlusion"
     if methods is None:
         methods = (
             [m for m in METHODS if estimator._hierarchical or m != "sentence_occlusion"]
             if ours
-            else ["occlusion"] + (["coefficients"] if hasattr(estimator, "steps") else [])
+            else ["occlusion"] + ([] if _not_linear_text_pipeline(estimator) else ["coefficients"])
         )
-    methods = list(methods)
-    for method in methods:
-        if isinstance(method, str) and ours and method not in ("random", "coefficients"):
-            check_method(method, estimator._hierarchical)
+    methods = [m for m in methods if m != "random"]
     if reference and occlusion not in methods:
         methods.append(occlusion)
-    methods = [m for m in methods if m != "random"] + ["random"]
+    methods.append("random")
+    names = [_checked_method(estimator, method) for method in methods]
+    if len(set(names)) < len(names):
+        raise ValueError(f"methods must have distinct names, got {names}")
     documents = documents_for(estimator, X)
     groups = documents.sentence_of_token if level == "sentence" else None
     n = max(1, len(documents))
     rows, per_document, all_scores = [], {}, {}
-    for method in methods:
-        name = getattr(method, "__name__", str(method))
+    for name, method in zip(names, methods):
         start = time.perf_counter()
-        scores, forward, backward = _scores_of(estimator, X, method, documents, n_steps)
+        scores, forward, backward = _scores_of(
+            estimator, X, method, documents, n_steps, random_state
+        )
         seconds = time.perf_counter() - start
         if [len(s) for s in scores] != [len(t) for t in documents.tokens]:
             raise ValueError(
@@ -449,7 +503,7 @@ def faithfulness_report(
                 "token counts"
             )
         if groups is not None:
-            scores = _sentence_scores(scores, groups, method)
+            scores = _sentence_scores(scores, groups, method, random_state)
         comprehensiveness, sufficiency = erasure_curves(documents, scores, bins, groups)
         all_scores[name] = scores
         per_document[name] = {
@@ -474,11 +528,11 @@ def faithfulness_report(
     return FaithfulnessReport(rows, per_document, tuple(bins), len(documents), level)
 
 
-def _sentence_scores(scores, groups, method) -> list[np.ndarray]:
+def _sentence_scores(scores, groups, method, random_state: int) -> list[np.ndarray]:
     """Per document, one score per sentence: its tokens' sum (the shared value for
     sentence occlusion; a random permutation of the sentences for ``"random"``)."""
     if method == "random":
-        rng = np.random.default_rng(0)
+        rng = np.random.default_rng(random_state)
         return [rng.permutation(int(g.max()) + 1 if len(g) else 0).astype(float) for g in groups]
     if method == "sentence_occlusion":
         return [np.bincount(g, weights=s) / np.bincount(g) for s, g in zip(scores, groups)]

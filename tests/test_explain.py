@@ -205,9 +205,9 @@ def test_matplotlib_figures_render_to_png(fitted, polarity_small, tmp_path):
     ],
 )
 def test_figure_words_never_run_into_each_other(record):
-    from skattn.explain import plot
-
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from skattn.explain import plot
 
     figure = plot(record)
     renderer = FigureCanvasAgg(figure).get_renderer()

@@ -286,3 +286,101 @@ def test_model_documents_use_the_models_own_tokens_and_probabilities(fitted):
         documents.full_proba.max(axis=1),
         atol=1e-5,
     )
+
+
+def test_token_scale_reaches_the_right_token(fitted):
+    """A zero scale on one token equals that token's id replaced by padding (a zero vector)."""
+    from skattn.data import DocumentDataset
+
+    documents = ModelDocuments(fitted, DOCUMENTS)
+    X, _ = DocumentDataset(documents.corpus, hierarchical=fitted._hierarchical).collate([0, 1, 2])
+    module = fitted.net_.module_.eval()
+    real = torch.nonzero(X["tokens"] != 0)
+    for index in (real[3], real[len(real) // 2], real[-1]):
+        index = tuple(index.tolist())
+        scale = torch.ones(X["tokens"].shape)
+        scale[index] = 0.0
+        padded = X["tokens"].clone()
+        padded[index] = 0
+        with torch.no_grad():
+            scaled = module(X["tokens"], X["lengths"], token_scale=scale)[0]
+            erased = module(padded, X["lengths"])[0]
+        np.testing.assert_allclose(scaled.numpy(), erased.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_linear_scores_follow_the_predicted_class_and_the_vectorizers_tokens():
+    X = ["a good film !", "a bad film .", "good plot", "bad plot", "dull plot", "a dull film"] * 5
+    y = ["pos", "neg", "pos", "neg", "meh", "meh"] * 5
+    for labels in (y, [label if label != "meh" else "neg" for label in y]):
+        model = make_pipeline(CountVectorizer(ngram_range=(1, 2)), LogisticRegression())
+        model.fit(X, labels)
+        for document in ["watch a good film !", "a bad, bad film", "dull plot"]:
+            scores = linear_token_scores(model, [document])[0]
+            predicted = list(model.classes_).index(model.predict([document])[0])
+            decision = np.atleast_2d(model.decision_function([document]))[0]
+            if len(model.classes_) == 2:  # one decision value, for classes_[1]
+                decision = np.array([-decision[0], decision[0]])
+            intercept = np.atleast_1d(model[-1].intercept_)
+            intercept = (
+                np.array([-intercept[0], intercept[0]]) if len(intercept) == 1 else intercept
+            )
+            # The tokens hold the whole decision value for the predicted class.
+            assert scores.sum() == pytest.approx(decision[predicted] - intercept[predicted])
+            tokens = TextDocuments(model, [document]).tokens[0]
+            for token, score in zip(tokens, scores):
+                if token in {"a", "!", ",", "."}:  # not among the vectorizer's tokens
+                    assert score == 0
+
+
+def test_sentence_level_erases_whole_sentences():
+    pytest.importorskip("torch")
+    from estimators import small_hierarchical
+
+    X, y = ["Good film. Fine cast.", "Bad film. Dull cast."] * 10, [1, 0] * 10
+    model = small_hierarchical(embeddings=None, min_count=1).fit(X, y)
+    document = "Good film. Dull cast. Fine."
+    report = faithfulness_report(
+        model, [document], ["attention", "sentence_occlusion"], bins=(0.33, 1.0), level="sentence"
+    )
+    probabilities = model.predict_proba([document])[0]
+    c = np.argmax(probabilities)
+    blank = model.predict_proba([""])[0, c]
+    for row in report.rows:
+        comprehensiveness = report.per_document[row["method"]]["comprehensiveness"][0]
+        # 100%: every sentence erased, a blank document.
+        assert comprehensiveness[1] == pytest.approx(probabilities[c] - blank, abs=1e-5)
+    # 33% of three sentences: the best-ranked one (sentence occlusion's own ranking).
+    drops = [
+        probabilities[c] - model.predict_proba([without])[0, c]
+        for without in ["Dull cast. Fine.", "Good film. Fine.", "Good film. Dull cast."]
+    ]
+    occlusion = report.per_document["sentence_occlusion"]["comprehensiveness"][0]
+    assert occlusion[0] == pytest.approx(max(drops), abs=1e-5)
+
+
+def test_blank_documents_count_as_nothing_to_erase(fitted):
+    report = faithfulness_report(
+        fitted, ["", "A fine, moving film."], ["gradient"], reference=False
+    )
+    for measures in report.per_document.values():
+        assert np.isnan(measures["comprehensiveness"][0]).all()
+        assert not np.isnan(measures["comprehensiveness"][1]).any()
+    text_report = faithfulness_report(GoodMinusBad(), ["", "good film"], reference=False)
+    assert np.isnan(text_report.per_document["occlusion"]["sufficiency"][0]).all()
+
+
+def test_bad_arguments_are_refused_before_any_work(fitted):
+    for kwargs, message in [
+        ({"n_steps": 0}, "n_steps must be a positive integer"),
+        ({"bins": ()}, "bins must be shares"),
+        ({"bins": (0.0, 0.5)}, "bins must be shares"),
+        ({"methods": ["coefficients"]}, "for linear Pipelines"),
+        ({"methods": ["lime"]}, "method='lime'"),
+        ({"methods": [lambda X: X, lambda X: X]}, "distinct names"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            faithfulness_report(fitted, DOCUMENTS, **kwargs)
+    with pytest.raises(ValueError, match="n_steps"):
+        fitted.explain(DOCUMENTS, method="integrated_gradients", n_steps=-1)
+    with pytest.raises(ValueError, match="coefficients"):
+        faithfulness_report(GoodMinusBad(), DOCUMENTS, ["coefficients"])
