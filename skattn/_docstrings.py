@@ -48,6 +48,14 @@ min_count : int, default={default}
 max_vocab : int or None, default={default}
     Keep only the most frequent words (the baselines' ``max_features``).
 """,
+    "subword_buckets": """
+subword_buckets : int or None, default={default}
+    Character n-grams (3 to 5 characters, fastText's subword information):
+    each token's vector adds the mean vector of its n-grams, hashed into
+    this many buckets, so unknown words (misspellings, names) get a vector
+    made of pieces seen in training (:mod:`skattn.subwords`). None: word
+    vectors only.
+""",
     "max_epochs": """
 max_epochs : int, default={default}
     Passes over the training data.

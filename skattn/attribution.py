@@ -114,13 +114,14 @@ def _scale_gradients(
             rows = order[start : start + batch_size]
             X, _ = dataset.collate(rows)
             tokens, lengths = X["tokens"].to(device), X["lengths"].to(device)
+            subwords = X["subwords"].to(device) if "subwords" in X else None
             target = torch.as_tensor(predicted[rows], device=device)
             total = torch.zeros(tokens.shape, dtype=dtype, device=device)
             for alpha in alphas:
                 scale = torch.full(
                     tokens.shape, float(alpha), dtype=dtype, device=device, requires_grad=True
                 )
-                logits = module(tokens, lengths, token_scale=scale)[0]
+                logits = module(tokens, lengths, subwords=subwords, token_scale=scale)[0]
                 log_p = torch.log_softmax(logits.float(), dim=1)
                 objective = log_p[torch.arange(len(rows), device=device), target].sum()
                 (gradient,) = torch.autograd.grad(objective, scale)

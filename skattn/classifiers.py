@@ -55,6 +55,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
     %(text_options)s
     %(min_count)s
     %(max_vocab)s
+    %(subword_buckets)s
     max_length : int or None, default=1000
         Tokens kept per document: the first ``max_length`` (documented
         truncation rule of :mod:`skattn.text`; ``n_truncated_`` counts the
@@ -129,6 +130,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         "analyzer",
         "min_count",
         "max_vocab",
+        "subword_buckets",
         "max_length",
     )
     _parameter_constraints: dict = {
@@ -163,6 +165,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         analyzer: str = "word",
         min_count: int = 2,
         max_vocab: int | None = None,
+        subword_buckets: int | None = None,
         max_length: int | None = 1000,
         max_epochs: int = 8,
         batch_size: int = 64,
@@ -205,6 +208,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         self.analyzer = analyzer
         self.min_count = min_count
         self.max_vocab = max_vocab
+        self.subword_buckets = subword_buckets
         self.max_length = max_length
         self.max_epochs = max_epochs
         self.batch_size = batch_size
@@ -239,6 +243,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
             "pooling": self.pooling,
             "dropout": self.dropout,
             "dropout_placement": self.dropout_placement,
+            "subword_buckets": self.subword_buckets or 0,
         }
 
     @classmethod
@@ -322,6 +327,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
     %(text_options)s
     %(min_count)s
     %(max_vocab)s
+    %(subword_buckets)s
     sentence_split : {"punctuation", "lines"} or callable, default="punctuation"
         "punctuation" ends a sentence after ``.``, ``!`` or ``?`` and at line
         breaks; "lines" takes each line as a sentence (movie_reviews);
@@ -381,6 +387,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         "analyzer",
         "min_count",
         "max_vocab",
+        "subword_buckets",
         "sentence_split",
         "max_sentences",
         "max_sentence_length",
@@ -434,6 +441,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         analyzer: str = "word",
         min_count: int = 2,
         max_vocab: int | None = None,
+        subword_buckets: int | None = None,
         sentence_split: str | Callable[[str], list[str]] = "punctuation",
         max_sentences: int | None = 60,
         max_sentence_length: int | None = 60,
@@ -476,6 +484,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         self.analyzer = analyzer
         self.min_count = min_count
         self.max_vocab = max_vocab
+        self.subword_buckets = subword_buckets
         self.sentence_split = sentence_split
         self.max_sentences = max_sentences
         self.max_sentence_length = max_sentence_length
@@ -550,6 +559,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
             "pooling": self.pooling,
             "dropout": self.dropout,
             "chunk_size": self.chunk_size,
+            "subword_buckets": self.subword_buckets or 0,
         }
 
     def transform(self, X: Sequence[str]) -> np.ndarray:

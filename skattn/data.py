@@ -100,7 +100,9 @@ class DocumentDataset(Dataset):
             Hierarchical: ``tokens`` (batch, max_sentences, max_words) and
             ``lengths`` (batch, max_sentences), words per sentence, 0 for
             padding sentences.
-            Plus ``sample_weight`` (batch,) when the dataset has weights.
+            Plus ``subwords`` (the token shape + (width,)), each token's
+            character n-gram ids, when the corpus has subwords, and
+            ``sample_weight`` (batch,) when the dataset has weights.
         y : Tensor of int64, shape (batch,), or None
         """
         indices = self.index[np.asarray(indices, dtype=np.int64)]
@@ -118,10 +120,18 @@ class DocumentDataset(Dataset):
             sentence_lengths = np.zeros(slots.shape, dtype=np.int64)
             sentence_lengths[slots] = lengths
             X = {"tokens": torch.from_numpy(tokens), "lengths": torch.from_numpy(sentence_lengths)}
+            if corpus.subword_table is not None:
+                types = np.zeros(tokens.shape, dtype=np.int64)
+                types[slots] = _pad(corpus.token_types, token_starts, lengths)
+                X["subwords"] = torch.from_numpy(corpus.subword_table[types])
         else:
             lengths = corpus.document_lengths[indices]
-            tokens = _pad(corpus.token_ids, corpus.document_token_offsets[indices], lengths)
+            starts = corpus.document_token_offsets[indices]
+            tokens = _pad(corpus.token_ids, starts, lengths)
             X = {"tokens": torch.from_numpy(tokens), "lengths": torch.from_numpy(lengths.copy())}
+            if corpus.subword_table is not None:
+                types = _pad(corpus.token_types, starts, lengths)
+                X["subwords"] = torch.from_numpy(corpus.subword_table[types])
         if self.sample_weight is not None:
             X["sample_weight"] = torch.from_numpy(self.sample_weight[indices])
         y = None if self.y is None else torch.from_numpy(self.y[indices])

@@ -35,12 +35,12 @@ from skattn.utils.validation import check_text_input
 _TOKENS_PER_CALL = 200_000
 
 
-def chunks_by_size(sizes: Sequence[int], budget: int) -> list[np.ndarray]:
+def _chunks_by_size(sizes: Sequence[int], budget: int) -> list[np.ndarray]:
     """Consecutive positions of ``sizes`` cut into chunks of about ``budget`` in total.
 
     Examples
     --------
-    >>> [c.tolist() for c in chunks_by_size([3, 3, 3, 10, 1], budget=5)]
+    >>> [c.tolist() for c in _chunks_by_size([3, 3, 3, 10, 1], budget=5)]
     [[0], [1, 2], [3], [4]]
     """
     chunk_of = np.cumsum(np.maximum(np.asarray(sizes, dtype=np.int64), 1)) // budget
@@ -79,7 +79,8 @@ def erased_corpus(
     >>> [[enc.id_to_token_[i] for i in s] for s in variant.sentences(0)]
     [['a', 'b', '.']]
     """
-    token_parts, sentence_lengths, sentence_counts = [], [], []
+    token_parts, type_parts, sentence_lengths, sentence_counts = [], [], [], []
+    types = corpus.token_types
     for document, keep in zip(documents, keeps):
         first, last = corpus.document_offsets[document], corpus.document_offsets[document + 1]
         bounds = corpus.sentence_offsets[first : last + 1]
@@ -87,12 +88,15 @@ def erased_corpus(
         kept_ids = corpus.token_ids[bounds[0] : bounds[-1]][keep]
         if len(kept_ids) == 0:
             token_parts.append(np.array([empty_id], dtype=np.int64))
+            type_parts.append(np.zeros(1, dtype=np.int64))  # no n-grams, as <empty>
             sentence_lengths.append(np.array([1]))
             sentence_counts.append(1)
             continue
         per_sentence = np.add.reduceat(keep.astype(np.int64), bounds[:-1] - bounds[0])
         per_sentence = per_sentence[per_sentence > 0]
         token_parts.append(kept_ids)
+        if types is not None:
+            type_parts.append(types[bounds[0] : bounds[-1]][keep])
         sentence_lengths.append(per_sentence)
         sentence_counts.append(len(per_sentence))
     lengths = np.concatenate(sentence_lengths)
@@ -100,7 +104,13 @@ def erased_corpus(
     np.cumsum(lengths, out=sentence_offsets[1:])
     document_offsets = np.zeros(len(sentence_counts) + 1, dtype=np.int64)
     np.cumsum(sentence_counts, out=document_offsets[1:])
-    return EncodedCorpus(np.concatenate(token_parts), sentence_offsets, document_offsets)
+    return EncodedCorpus(
+        np.concatenate(token_parts),
+        sentence_offsets,
+        document_offsets,
+        token_types=None if types is None else np.concatenate(type_parts),
+        subword_table=corpus.subword_table,
+    )
 
 
 class _Documents:
@@ -150,7 +160,7 @@ class _Documents:
         return proba[np.arange(len(documents)), self.predicted[documents]]
 
     def _chunks(self, documents: np.ndarray) -> list[np.ndarray]:
-        return chunks_by_size([len(self.tokens[d]) for d in documents], _TOKENS_PER_CALL)
+        return _chunks_by_size([len(self.tokens[d]) for d in documents], _TOKENS_PER_CALL)
 
     def _proba(self, documents: np.ndarray, keeps: list[np.ndarray]) -> np.ndarray:
         raise NotImplementedError
@@ -324,7 +334,7 @@ def leave_one_out(
     # Masks are built a few documents at a time: a document of n tokens has
     # n² of them, which for long reviews adds up.
     mask_sizes = [len(np.unique(group)) * len(group) for group in groups]
-    for chunk in chunks_by_size(mask_sizes, _TOKENS_PER_CALL):
+    for chunk in _chunks_by_size(mask_sizes, _TOKENS_PER_CALL):
         variant_documents, keeps, owners = [], [], []
         for document in chunk:
             group = groups[document]

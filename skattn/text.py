@@ -52,6 +52,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.utils.validation import check_is_fitted
 
+from skattn.subwords import subword_table
 from skattn.utils.params import POSITIVE_INT, Options, validate_params
 from skattn.utils.validation import check_text_input, text_input_tags
 
@@ -194,6 +195,13 @@ class EncodedCorpus:
         ``max_sentence_length``), how many documents it shortened.
     n_blank : int
         How many documents yielded no token (encoded as ``<empty>``).
+    token_types : ndarray of int64, shape (n_tokens,), or None
+        With subwords (``subword_buckets``): each token's row in
+        ``subword_table`` (one row per distinct token of this corpus, known
+        to the vocabulary or not).
+    subword_table : ndarray of int64, shape (n_types + 1, width), or None
+        The character n-gram ids of each distinct token
+        (:func:`skattn.subwords.subword_table`); row 0 pads.
 
     Examples
     --------
@@ -213,6 +221,8 @@ class EncodedCorpus:
     n_truncated: int = 0
     truncated_by: dict = field(default_factory=dict)
     n_blank: int = 0
+    token_types: np.ndarray | None = None
+    subword_table: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.document_offsets) - 1
@@ -277,6 +287,10 @@ class TextEncoder(BaseEstimator):
         Sentences kept per document (the first ones).
     max_sentence_length : int or None, default=None
         Tokens kept per sentence (the first ones).
+    subword_buckets : int or None, default=None
+        When set, encoded corpora also carry each token's hashed character
+        n-grams in this many buckets (``token_types`` and
+        ``subword_table``; :mod:`skattn.subwords`), for unknown words too.
 
     Attributes
     ----------
@@ -310,6 +324,7 @@ class TextEncoder(BaseEstimator):
         "sentence_split": [Options(set(_SENTENCE_SPLITTERS)), callable, None],
         "max_sentences": [POSITIVE_INT, None],
         "max_sentence_length": [POSITIVE_INT, None],
+        "subword_buckets": [POSITIVE_INT, None],
     }
 
     def __init__(
@@ -326,6 +341,7 @@ class TextEncoder(BaseEstimator):
         sentence_split: str | Callable[[str], list[str]] | None = None,
         max_sentences: int | None = None,
         max_sentence_length: int | None = None,
+        subword_buckets: int | None = None,
     ):
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -338,6 +354,7 @@ class TextEncoder(BaseEstimator):
         self.sentence_split = sentence_split
         self.max_sentences = max_sentences
         self.max_sentence_length = max_sentence_length
+        self.subword_buckets = subword_buckets
 
     # -- building blocks -------------------------------------------------
     def build_analyzer(self) -> Callable[[str], list[str]]:
@@ -628,6 +645,18 @@ class TextEncoder(BaseEstimator):
         document_offsets = np.zeros(len(results) + 1, dtype=np.int64)
         np.cumsum([len(doc) for doc, _ in results], out=document_offsets[1:])
         truncated_by = Counter(chain.from_iterable(cut for _, cut in results))
+        token_types = table = None
+        if self.subword_buckets is not None:
+            # Each distinct token (known or not) gets a row of n-gram ids;
+            # row 0 pads, reserved tokens have no n-grams.
+            types: dict[str, int] = {}
+            token_types = np.fromiter(
+                (types.setdefault(t, len(types) + 1) for t in chain.from_iterable(sentences)),
+                dtype=np.int64,
+                count=len(token_ids),
+            )
+            words = [None] + [None if t in RESERVED_TOKENS else t for t in types]
+            table = subword_table(words, self.subword_buckets)
         return EncodedCorpus(
             token_ids=token_ids,
             sentence_offsets=sentence_offsets,
@@ -635,6 +664,8 @@ class TextEncoder(BaseEstimator):
             n_truncated=sum(bool(cut) for _, cut in results),
             truncated_by=dict(truncated_by),
             n_blank=sum(doc == _BLANK_DOCUMENT for doc, _ in results),
+            token_types=token_types,
+            subword_table=table,
         )
 
     @classmethod

@@ -9,7 +9,7 @@ from skattn.modules.attention import (
     masked_pool,
     masked_softmax,
 )
-from skattn.modules.encoders import BiRNNEncoder
+from skattn.modules.encoders import BiRNNEncoder, SubwordEmbedding
 from skattn.modules.hierarchical import HierarchicalAttentionNet, HierarchicalOutput
 from skattn.modules.self_attentive import SelfAttentiveNet, SelfAttentiveOutput
 
@@ -22,6 +22,7 @@ __all__ = [
     "SelfAttentiveNet",
     "SelfAttentiveOutput",
     "StructuredSelfAttention",
+    "SubwordEmbedding",
     "attention_penalty",
     "length_mask",
     "masked_pool",

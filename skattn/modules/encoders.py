@@ -115,3 +115,37 @@ class BiRNNEncoder(nn.Module):
         if width < full_length:
             states = nn.functional.pad(states, (0, 0, 0, full_length - width))
         return states
+
+
+class SubwordEmbedding(nn.Module):
+    """The mean vector of each token's hashed character n-grams (fastText's subwords).
+
+    Added to a token's word vector, it gives a word outside the vocabulary
+    a vector made of pieces seen in training (:mod:`skattn.subwords`). The
+    n-gram vectors start at zero, so at initialisation every token's vector
+    is its word vector. A token without n-grams (padding, reserved tokens)
+    gets zeros.
+
+    Parameters
+    ----------
+    buckets : int
+        Number of n-gram buckets (ids 1 … buckets; 0 pads).
+    embedding_dim : int
+
+    Examples
+    --------
+    >>> bag = SubwordEmbedding(50, 4)
+    >>> out = bag(torch.tensor([[[5, 7], [0, 0]]]))
+    >>> tuple(out.shape), bool((out == 0).all())
+    ((1, 2, 4), True)
+    """
+
+    def __init__(self, buckets: int, embedding_dim: int):
+        super().__init__()
+        self.bag = nn.EmbeddingBag(buckets + 1, embedding_dim, mode="mean", padding_idx=0)
+        nn.init.zeros_(self.bag.weight)
+
+    def forward(self, subwords: torch.Tensor) -> torch.Tensor:
+        """Vectors of shape ``subwords.shape[:-1] + (embedding_dim,)``."""
+        bags = self.bag(subwords.reshape(-1, subwords.shape[-1]))
+        return bags.view(*subwords.shape[:-1], bags.shape[-1])

@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from skattn.modules.attention import SequencePooling, length_mask
-from skattn.modules.encoders import BiRNNEncoder, inverse_permutation
+from skattn.modules.encoders import BiRNNEncoder, SubwordEmbedding, inverse_permutation
 from skattn.modules.outputs import ModuleOutput
 
 
@@ -59,6 +59,10 @@ class HierarchicalAttentionNet(nn.Module):
         Sentences per word-level GRU call.
     padding_idx : int, default=0
         The token id of padding (its embedding stays zero).
+    subword_buckets : int, default=0
+        With buckets, each token's vector adds the mean vector of its hashed
+        character n-grams (:class:`~skattn.modules.encoders.SubwordEmbedding`);
+        0: word vectors only.
 
     Examples
     --------
@@ -81,9 +85,13 @@ class HierarchicalAttentionNet(nn.Module):
         dropout: float = 0.0,
         chunk_size: int | None = 256,
         padding_idx: int = 0,
+        subword_buckets: int = 0,
     ):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=padding_idx)
+        self.subword_embedding = (
+            SubwordEmbedding(subword_buckets, embedding_dim) if subword_buckets else None
+        )
         self.word_encoder = BiRNNEncoder(embedding_dim, word_hidden, "gru")
         self.chunk_size = chunk_size
         self.word_pooling = SequencePooling(self.word_encoder.output_size, context_dim, pooling)
@@ -99,6 +107,7 @@ class HierarchicalAttentionNet(nn.Module):
         tokens: torch.Tensor,
         lengths: torch.Tensor,
         max_words: int,
+        subwords: torch.Tensor | None = None,
         token_scale: torch.Tensor | None = None,
     ):
         """Sentence vectors (n, 2h) and word weights (n, max_words) of n sentences.
@@ -118,6 +127,13 @@ class HierarchicalAttentionNet(nn.Module):
         # gradient per batch, not one per chunk.
         ids = torch.cat([tokens[rows, :width].reshape(-1) for rows, width in zip(chunks, widths)])
         embedded = self.embedding(ids)
+        if self.subword_embedding is not None and subwords is not None:
+            n_grams = subwords.shape[-1]
+            embedded = embedded + self.subword_embedding(
+                torch.cat(
+                    [subwords[rows, :w].reshape(-1, n_grams) for rows, w in zip(chunks, widths)]
+                )
+            )
         if token_scale is not None:
             scales = [token_scale[rows, :width].reshape(-1) for rows, width in zip(chunks, widths)]
             embedded = embedded * torch.cat(scales)[:, None]
@@ -134,7 +150,11 @@ class HierarchicalAttentionNet(nn.Module):
         return torch.cat(vectors)[inverse], torch.cat(weights)[inverse]
 
     def forward(
-        self, tokens: torch.Tensor, lengths: torch.Tensor, token_scale: torch.Tensor | None = None
+        self,
+        tokens: torch.Tensor,
+        lengths: torch.Tensor,
+        subwords: torch.Tensor | None = None,
+        token_scale: torch.Tensor | None = None,
     ) -> HierarchicalOutput:
         """Classify a batch of documents.
 
@@ -144,6 +164,8 @@ class HierarchicalAttentionNet(nn.Module):
             Token ids, padded with PAD.
         lengths : Tensor (batch, max_sentences)
             Words per sentence; 0 marks a padding sentence.
+        subwords : Tensor (batch, max_sentences, max_words, n), optional
+            Each token's character n-gram ids (with ``subword_buckets``).
         token_scale : Tensor (batch, max_sentences, max_words), optional
             Multiplies each token's word vector: gradient-based explanations
             differentiate with respect to it.
@@ -155,6 +177,7 @@ class HierarchicalAttentionNet(nn.Module):
             tokens[real],
             lengths[real],
             max_words,
+            None if subwords is None else subwords[real],
             None if token_scale is None else token_scale[real],
         )
         sentences = sentence_vectors.new_zeros(real.shape + sentence_vectors.shape[-1:])

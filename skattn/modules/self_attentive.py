@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from skattn.modules.attention import StructuredSelfAttention, attention_penalty, length_mask
-from skattn.modules.encoders import BiRNNEncoder
+from skattn.modules.encoders import BiRNNEncoder, SubwordEmbedding
 from skattn.modules.outputs import ModuleOutput
 
 
@@ -63,6 +63,10 @@ class SelfAttentiveNet(nn.Module):
         tanh(W_s1 Hᵀ), on M and on the hidden layer.
     padding_idx : int, default=0
         The token id of padding (its embedding stays zero).
+    subword_buckets : int, default=0
+        With buckets, each token's vector adds the mean vector of its hashed
+        character n-grams (:class:`~skattn.modules.encoders.SubwordEmbedding`);
+        0: word vectors only.
 
     Examples
     --------
@@ -85,11 +89,15 @@ class SelfAttentiveNet(nn.Module):
         dropout: float = 0.5,
         dropout_placement: str = "embeddings",
         padding_idx: int = 0,
+        subword_buckets: int = 0,
     ):
         super().__init__()
         self.pooling = pooling
         authors = dropout_placement == "authors"
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=padding_idx)
+        self.subword_embedding = (
+            SubwordEmbedding(subword_buckets, embedding_dim) if subword_buckets else None
+        )
         self.encoder = BiRNNEncoder(embedding_dim, hidden_size, cell="lstm")
         self.attention = StructuredSelfAttention(
             self.encoder.output_size, attention_dim, attention_hops, dropout if authors else 0.0
@@ -106,16 +114,24 @@ class SelfAttentiveNet(nn.Module):
         )
 
     def forward(
-        self, tokens: torch.Tensor, lengths: torch.Tensor, token_scale: torch.Tensor | None = None
+        self,
+        tokens: torch.Tensor,
+        lengths: torch.Tensor,
+        subwords: torch.Tensor | None = None,
+        token_scale: torch.Tensor | None = None,
     ) -> SelfAttentiveOutput:
         """Classify padded token ids (batch, time) with their lengths (batch,).
 
-        ``token_scale`` (batch, time), optional, multiplies each token's word
-        vector: gradient-based explanations differentiate with respect to it.
+        ``subwords`` (batch, time, n), optional: each token's character
+        n-gram ids (with ``subword_buckets``). ``token_scale`` (batch, time),
+        optional, multiplies each token's vector: gradient-based
+        explanations differentiate with respect to it.
         """
         width = int(lengths.max())
         tokens = tokens[:, :width]
         embedded = self.embedding(tokens)
+        if self.subword_embedding is not None and subwords is not None:
+            embedded = embedded + self.subword_embedding(subwords[:, :width])
         if token_scale is not None:
             embedded = embedded * token_scale[:, :width, None]
         states = self.encoder(self.embedding_dropout(embedded), lengths)

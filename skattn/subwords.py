@@ -1,0 +1,84 @@
+"""Character n-grams of words, hashed into buckets (fastText's subword information).
+
+A word's vector can be completed by the mean of the vectors of its
+character n-grams (Bojanowski et al. 2017): the word is wrapped in ``<`` and
+``>`` and cut into every n-gram with n from :data:`NGRAM_RANGE`, and each
+n-gram is hashed (CRC-32 of its UTF-8 bytes) into one of ``buckets``
+learned vectors. Words outside the vocabulary (misspellings, names, chat
+spellings) then still get a vector made of pieces seen in training.
+
+:func:`subword_table` gives, for a list of distinct words, a padded table of
+n-gram ids: row 0 and the rows of reserved tokens are all padding (id 0),
+and real n-gram ids run from 1 to ``buckets``. A word with more than
+:data:`MAX_NGRAMS` n-grams keeps the shorter ones first (all 3-grams, then
+the 4-grams, ...).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+
+#: Lengths of the character n-grams (fastText's default minn=3, maxn=6 trimmed to 5).
+NGRAM_RANGE = (3, 5)
+#: Most n-grams kept per word (a 12-letter word has 33 of lengths 3 to 5).
+MAX_NGRAMS = 32
+
+
+def char_ngrams(word: str, ngram_range: tuple[int, int] = NGRAM_RANGE) -> list[str]:
+    """Character n-grams of ``<word>``, shortest first.
+
+    Examples
+    --------
+    >>> char_ngrams("film", (3, 4))
+    ['<fi', 'fil', 'ilm', 'lm>', '<fil', 'film', 'ilm>']
+    """
+    wrapped = f"<{word}>"
+    low, high = ngram_range
+    return [wrapped[i : i + n] for n in range(low, high + 1) for i in range(len(wrapped) - n + 1)]
+
+
+def ngram_ids(word: str, buckets: int) -> list[int]:
+    """Bucket ids (1 … ``buckets``) of a word's n-grams, at most :data:`MAX_NGRAMS`.
+
+    Examples
+    --------
+    >>> ids = ngram_ids("film", 1000)
+    >>> len(ids), all(1 <= i <= 1000 for i in ids), ids == ngram_ids("film", 1000)
+    (9, True, True)
+    """
+    return [
+        1 + zlib.crc32(gram.encode("utf-8")) % buckets for gram in char_ngrams(word)[:MAX_NGRAMS]
+    ]
+
+
+def subword_table(words: Sequence[str | None], buckets: int) -> np.ndarray:
+    """A padded (len(words), width) int64 table of each word's n-gram ids.
+
+    Parameters
+    ----------
+    words : sequence of str or None
+        Distinct words; None for a row without n-grams (padding, reserved
+        tokens).
+    buckets : int
+        Number of hash buckets.
+
+    Returns
+    -------
+    ndarray of int64
+        0 pads each row; width is the longest row (at least 1).
+
+    Examples
+    --------
+    >>> table = subword_table([None, "ok", "film"], buckets=50)
+    >>> table.shape, bool(table[0].any()), int((table[1] > 0).sum())
+    ((3, 9), False, 3)
+    """
+    rows = [ngram_ids(word, buckets) if word is not None else [] for word in words]
+    width = max([1, *map(len, rows)])
+    table = np.zeros((len(rows), width), dtype=np.int64)
+    for i, row in enumerate(rows):
+        table[i, : len(row)] = row
+    return table
