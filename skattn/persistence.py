@@ -213,6 +213,11 @@ def save(estimator, path) -> Path:
     return path
 
 
+#: The value of a parameter that a model file written before it existed
+#: does not hold: what those versions did (they had no subwords).
+ABSENT_MEANS = {"subword_buckets": None}
+
+
 def _invalid(path, reason: str) -> ValueError:
     return ValueError(f"{path} is not a valid skattn model file: {reason}.")
 
@@ -247,7 +252,10 @@ def _build(description: dict, overrides: dict, path, warned: list):
             f"{path} was saved with {missing} set to code, which a model file cannot hold; "
             f"pass the same again: load(path, {missing[0]}=...)."
         )
-    # Parameters newer than the file: the caller's value, else the default.
+    # Parameters newer than the file: the caller's value, else what the
+    # versions before the parameter did, else the default.
+    absent = {name: value for name, value in ABSENT_MEANS.items() if name in defaults}
+    params.update({name: value for name, value in absent.items() if name not in params})
     params.update({name: value for name, value in overrides.items() if name in defaults})
     return cls(**params)
 

@@ -112,3 +112,13 @@ def test_gradients_see_the_ngrams(subword_model):
         plain = module(batch["tokens"], batch["lengths"])[0]
         full = module(batch["tokens"], batch["lengths"], subwords=batch["subwords"])[0]
     assert not torch.allclose(plain, full)
+
+
+def test_a_file_written_before_subwords_loads_without_them():
+    from pathlib import Path
+
+    # A 0.1 file: no subword_buckets parameter, no n-gram weights.
+    model = load(Path(__file__).parent / "data" / "model_v1.skattn")
+    assert model.subword_buckets is None
+    assert model.net_.module_.subword_embedding is None
+    assert model.predict_proba(["a fine film"]).shape == (1, len(model.classes_))
