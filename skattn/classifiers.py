@@ -121,6 +121,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         "lr_schedule": "constant",
         "min_count": 1,
         "max_length": None,
+        "subword_buckets": None,
     }
     _text_params = (
         "lowercase",
@@ -165,7 +166,7 @@ class SelfAttentiveClassifier(AttentionClassifierBase):
         analyzer: str = "word",
         min_count: int = 2,
         max_vocab: int | None = None,
-        subword_buckets: int | None = None,
+        subword_buckets: int | None = 50_000,
         max_length: int | None = 1000,
         max_epochs: int = 8,
         batch_size: int = 64,
@@ -419,6 +420,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         "lr_schedule": "constant",
         "clip_grad_norm": None,
         "max_epochs": 10,
+        "subword_buckets": None,
     }
     #: The learning rates the preset's search tries (ours: the paper gives none).
     PAPER_LEARNING_RATES = (0.01, 0.03, 0.1)
@@ -441,7 +443,7 @@ class HierarchicalAttentionClassifier(AttentionClassifierBase):
         analyzer: str = "word",
         min_count: int = 2,
         max_vocab: int | None = None,
-        subword_buckets: int | None = None,
+        subword_buckets: int | None = 50_000,
         sentence_split: str | Callable[[str], list[str]] = "punctuation",
         max_sentences: int | None = 60,
         max_sentence_length: int | None = 60,

@@ -31,7 +31,9 @@ NEGATIVE_MARKERS = ("vexmor", "plonkish")
 def planted_corpus(n_documents: int, seed: int):
     """Filler words at random, plus one or two marker words that decide the label."""
     rng = np.random.default_rng(seed)
-    filler = [f"w{i}" for i in range(150)]
+    letters = list("abcdefghijklmnopqrstuvwxyz")
+    words = np.random.default_rng(0)  # the same filler words for every seed
+    filler = ["".join(words.choice(letters, size=words.integers(3, 9))) for _ in range(150)]
     X, y, planted = [], [], []
     for i in range(n_documents):
         label = i % 2
@@ -238,7 +240,9 @@ def test_gradient_matches_finite_differences(fitted):
 
     def log_p(scale):
         with torch.no_grad():
-            logits = module(X["tokens"], X["lengths"], token_scale=scale)[0].double()
+            logits = module(
+                X["tokens"], X["lengths"], subwords=X.get("subwords"), token_scale=scale
+            )[0].double()
         return torch.log_softmax(logits, 1)[0, c].item()
 
     ones = torch.ones(X["tokens"].shape)
@@ -261,7 +265,10 @@ def test_integrated_gradients_add_up_to_the_change_in_log_probability(fitted):
     c = int(documents.predicted[0])
     with torch.no_grad():
         zero = fitted.net_.module_(
-            X["tokens"], X["lengths"], token_scale=torch.zeros(X["tokens"].shape)
+            X["tokens"],
+            X["lengths"],
+            subwords=X.get("subwords"),
+            token_scale=torch.zeros(X["tokens"].shape),
         )[0]
     change = np.log(documents.full_proba[0, c]) - torch.log_softmax(zero.double(), 1)[0, c].item()
     assert scores[0].sum() == pytest.approx(change, rel=0.05, abs=1e-3)
@@ -289,7 +296,7 @@ def test_model_documents_use_the_models_own_tokens_and_probabilities(fitted):
 
 
 def test_token_scale_reaches_the_right_token(fitted):
-    """A zero scale on one token equals that token's id replaced by padding (a zero vector)."""
+    """A zero scale on one token equals that token's id (and n-grams) replaced by padding."""
     from skattn.data import DocumentDataset
 
     documents = ModelDocuments(fitted, DOCUMENTS)
@@ -302,9 +309,13 @@ def test_token_scale_reaches_the_right_token(fitted):
         scale[index] = 0.0
         padded = X["tokens"].clone()
         padded[index] = 0
+        subwords = X.get("subwords")
+        padded_subwords = None if subwords is None else subwords.clone()
+        if subwords is not None:
+            padded_subwords[index] = 0
         with torch.no_grad():
-            scaled = module(X["tokens"], X["lengths"], token_scale=scale)[0]
-            erased = module(padded, X["lengths"])[0]
+            scaled = module(X["tokens"], X["lengths"], subwords=subwords, token_scale=scale)[0]
+            erased = module(padded, X["lengths"], subwords=padded_subwords)[0]
         np.testing.assert_allclose(scaled.numpy(), erased.numpy(), rtol=1e-5, atol=1e-6)
 
 

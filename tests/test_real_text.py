@@ -88,7 +88,7 @@ def chinese_task(n_documents, seed):
 def test_a_chinese_cue_character_is_learned_with_the_default_tokenizer(make):
     X_train, y_train = chinese_task(600, seed=0)
     X_test, y_test = chinese_task(200, seed=1)
-    model = make(max_epochs=6, min_count=1).fit(X_train, y_train)
+    model = make(max_epochs=10, min_count=1).fit(X_train, y_train)
     assert model.score(X_test, y_test) >= 0.9
     # A tokenizer that keeps whole clauses sees only unseen clauses at test time.
     clauses = make_pipeline(TfidfVectorizer(token_pattern=r"[^，。]+"), LogisticRegression()).fit(
@@ -202,8 +202,11 @@ def test_balanced_class_weight_raises_the_recall_of_the_small_class(make, polari
     positive, negative = np.flatnonzero(y_train == "pos"), np.flatnonzero(y_train == "neg")
     rows = np.concatenate([rng.choice(positive, 150, replace=False), negative[:1350]])
     X, y = [X_train[i] for i in rows], y_train[rows]
-    plain = make(max_epochs=3).fit(X, y)
-    balanced = make(max_epochs=3, class_weight="balanced").fit(X, y)
+    # Word vectors only: on 1,500 snippets, three epochs of these 16-wide
+    # networks leave the 50,000 subword vectors too noisy for the recall to
+    # move reliably (measured with subwords: 0.0 -> 0.006 to 0.23 by epochs).
+    plain = make(max_epochs=3, subword_buckets=None).fit(X, y)
+    balanced = make(max_epochs=3, subword_buckets=None, class_weight="balanced").fit(X, y)
     recall = [
         recall_score(y_test[:1000], m.predict(X_test[:1000]), pos_label="pos")
         for m in (plain, balanced)
