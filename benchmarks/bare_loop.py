@@ -45,7 +45,8 @@ def bare_epoch_seconds(
         start = time.perf_counter()
         for rows in sampler:
             X, y = dataset.collate(rows)
-            output = module(X["tokens"], X["lengths"])
+            # The same inputs the estimator's net gets (subwords included).
+            output = module(**{k: v for k, v in X.items() if k != "sample_weight"})
             loss = loss_fn(output.logits, y)
             if penalty and "penalty" in output.fields:
                 loss = loss + penalty * output.penalty.mean()

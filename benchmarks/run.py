@@ -59,6 +59,7 @@ SETTINGS = {
         "lr": 0.1,
         "momentum": 0.9,
         "lr_schedule": "constant",
+        "subword_buckets": None,  # the paper's word vectors only
     },
     ("self_attentive", "defaults"): {},
     ("self_attentive", "paper"): {
@@ -73,6 +74,7 @@ SETTINGS = {
         "batch_size": 50,
         "clip_grad_norm": 0.5,
         "lr": 1e-3,
+        "subword_buckets": None,
     },
 }
 #: Training documents per configuration (the paper-sized self-attentive
