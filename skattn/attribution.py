@@ -42,6 +42,7 @@ import torch
 
 from skattn.data import DocumentDataset
 from skattn.erasure import ModelDocuments, leave_one_out
+from skattn.explain import token_scores_of
 from skattn.utils.runtime import torch_threads
 
 #: Method names, in the order the documentation presents them.
@@ -176,15 +177,8 @@ def token_scores(
     if method == "attention":
         fields = ("sentence_attention", "word_attention") if hierarchical else ("attention",)
         extra = estimator._outputs([], fields, corpus=documents.corpus)
-        if hierarchical:
-            scores = [
-                np.concatenate([p_s * words for p_s, words in zip(sentences, word_lists)])
-                for sentences, word_lists in zip(
-                    extra["sentence_attention"], extra["word_attention"]
-                )
-            ]
-        else:
-            scores = [a.sum(axis=0) / a.sum() for a in extra["attention"]]
+        maps = [dict(zip(fields, values)) for values in zip(*(extra[f] for f in fields))]
+        scores = [token_scores_of(document_maps) for document_maps in maps]
     elif method == "gradient":
         scores = _scale_gradients(estimator, documents, [1.0])
     elif method == "integrated_gradients":
@@ -194,6 +188,23 @@ def token_scores(
     else:
         scores = leave_one_out(documents, documents.sentence_of_token)
     return documents, scores, extra
+
+
+def sentence_scores(scores: np.ndarray, sentence_of_token: np.ndarray, method: str) -> np.ndarray:
+    """One score per sentence: the sum of its tokens' scores (attention: p_s), or for
+    ``"sentence_occlusion"`` the score its tokens share.
+
+    Examples
+    --------
+    >>> sentence_scores(np.array([0.5, 0.25, 1.0]), np.array([0, 0, 1]), "gradient").tolist()
+    [0.75, 1.0]
+    >>> sentence_scores(np.array([0.5, 0.5, 1.0]), np.array([0, 0, 1]), "sentence_occlusion")
+    array([0.5, 1. ])
+    """
+    totals = np.bincount(sentence_of_token, weights=scores)
+    if method == "sentence_occlusion":
+        return totals / np.bincount(sentence_of_token)
+    return totals
 
 
 def explanation_records(
@@ -233,14 +244,12 @@ def explanation_records(
             edges = [0, *bounds.tolist(), len(tokens)]
             record["sentences"] = [tokens[a:b] for a, b in zip(edges[:-1], edges[1:])]
             record["word_scores"] = word_scores
+            record["sentence_scores"] = sentence_scores(
+                token_score, documents.sentence_of_token[i], method
+            )
             if method == "attention":
-                record["sentence_scores"] = extra["sentence_attention"][i]
                 record["sentence_attention"] = extra["sentence_attention"][i]
                 record["word_attention"] = extra["word_attention"][i]
-            elif method == "sentence_occlusion":
-                record["sentence_scores"] = np.array([w[0] for w in word_scores])
-            else:
-                record["sentence_scores"] = np.array([w.sum() for w in word_scores])
         else:
             record["tokens"] = tokens
             record["scores"] = np.asarray(token_score, dtype=np.float64)

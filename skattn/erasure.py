@@ -283,6 +283,18 @@ class TextDocuments(_Documents):
         return np.asarray(self.estimator.predict_proba(texts), dtype=np.float64)
 
 
+def is_skattn_classifier(estimator) -> bool:
+    """Whether ``estimator`` is a fitted-or-not skattn attention classifier (not any text model).
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> is_skattn_classifier(SelfAttentiveClassifier()), is_skattn_classifier(object())
+    (True, False)
+    """
+    return hasattr(estimator, "_hierarchical") and hasattr(estimator, "_outputs")
+
+
 def documents_for(estimator, X: Sequence[str]) -> ModelDocuments | TextDocuments:
     """:class:`ModelDocuments` for a fitted skattn classifier, else :class:`TextDocuments`.
 
@@ -293,7 +305,7 @@ def documents_for(estimator, X: Sequence[str]) -> ModelDocuments | TextDocuments
     >>> type(documents_for(dummy, ["a b"])).__name__
     'TextDocuments'
     """
-    if hasattr(estimator, "encoder_") and hasattr(estimator, "_outputs"):
+    if is_skattn_classifier(estimator):
         return ModelDocuments(estimator, X)
     return TextDocuments(estimator, X)
 

@@ -31,6 +31,7 @@ natural explanation, coefficient × feature value.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -38,8 +39,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.stats import spearmanr
 
-from skattn.attribution import DEFAULT_STEPS, METHODS, check_method, check_n_steps, token_scores
-from skattn.erasure import TextDocuments, documents_for, leave_one_out
+from skattn.attribution import (
+    DEFAULT_STEPS,
+    METHODS,
+    check_method,
+    check_n_steps,
+    sentence_scores,
+    token_scores,
+)
+from skattn.erasure import TextDocuments, documents_for, is_skattn_classifier, leave_one_out
 from skattn.utils.validation import check_text_input
 
 #: ERASER's bins: the share of each document's tokens erased or kept.
@@ -368,7 +376,7 @@ def _checked_method(estimator, method) -> str:
         return getattr(method, "__name__", repr(method))
     if method == "random":
         return method
-    if hasattr(estimator, "_hierarchical"):
+    if is_skattn_classifier(estimator):
         if method == "coefficients":
             raise ValueError("method='coefficients' is for linear Pipelines, not skattn models")
         return check_method(method, estimator._hierarchical)
@@ -391,7 +399,7 @@ def _scores_of(estimator, X, method, documents, n_steps, random_state):
         return [np.asarray(s, dtype=np.float64) for s in method(X)], None, None
     if method == "random":
         return random_scores(documents, random_state), 0, 0
-    if method == "occlusion" and not hasattr(estimator, "_hierarchical"):
+    if method == "occlusion" and not is_skattn_classifier(estimator):
         before = documents.forward_passes
         scores = leave_one_out(documents)
         return scores, documents.forward_passes - before, 0
@@ -463,10 +471,8 @@ def faithfulness_report(
     ...      > report.row("random")["comprehensiveness"])
     True
     """
-    import time
-
     X = check_text_input(X)
-    ours = hasattr(estimator, "_hierarchical")
+    ours = is_skattn_classifier(estimator)
     if level not in ("token", "sentence"):
         raise ValueError(f"level must be 'token' or 'sentence', got {level!r}")
     if level == "sentence" and not (ours and estimator._hierarchical):
@@ -529,14 +535,12 @@ def faithfulness_report(
 
 
 def _sentence_scores(scores, groups, method, random_state: int) -> list[np.ndarray]:
-    """Per document, one score per sentence: its tokens' sum (the shared value for
-    sentence occlusion; a random permutation of the sentences for ``"random"``)."""
+    """Per document, one score per sentence (a random order of the sentences for "random")."""
     if method == "random":
         rng = np.random.default_rng(random_state)
         return [rng.permutation(int(g.max()) + 1 if len(g) else 0).astype(float) for g in groups]
-    if method == "sentence_occlusion":
-        return [np.bincount(g, weights=s) / np.bincount(g) for s, g in zip(scores, groups)]
-    return [np.bincount(g, weights=s) for s, g in zip(scores, groups)]
+    name = method if isinstance(method, str) else ""
+    return [sentence_scores(s, g, name) for s, g in zip(scores, groups)]
 
 
 def _mean_spearman(scores: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> float:
