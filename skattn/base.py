@@ -188,6 +188,8 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
     _text_params: tuple[str, ...] = ()
     #: Whether batches keep sentences apart.
     _hierarchical = False
+    #: What an estimator pickled before skattn 0.3 had: no subwords.
+    subword_buckets = None
 
     def _module_params(self) -> dict[str, Any]:
         """Constructor arguments of the network, besides vocabulary and class counts."""

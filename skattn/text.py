@@ -312,6 +312,9 @@ class TextEncoder(BaseEstimator):
     [1]
     """
 
+    #: What an encoder pickled before skattn 0.3 had: no subwords.
+    subword_buckets = None
+
     _parameter_constraints: dict = {
         "lowercase": ["boolean"],
         "token_pattern": [str],

@@ -122,3 +122,18 @@ def test_a_file_written_before_subwords_loads_without_them():
     assert model.subword_buckets is None
     assert model.net_.module_.subword_embedding is None
     assert model.predict_proba(["a fine film"]).shape == (1, len(model.classes_))
+
+
+def test_a_model_pickled_before_subwords_still_predicts(subword_model):
+    import pickle
+
+    from estimators import SMALL_ESTIMATORS
+
+    name = type(subword_model).__name__
+    old = SMALL_ESTIMATORS[name](subword_buckets=None, max_epochs=1).fit(X, Y)
+    expected = old.predict_proba(["a goodish film"])
+    # Pickles written before the parameter existed hold no such attribute.
+    del old.subword_buckets, old.encoder_.subword_buckets, old.net_.module_.subword_embedding
+    restored = pickle.loads(pickle.dumps(old))
+    assert restored.get_params()["subword_buckets"] is None
+    np.testing.assert_allclose(restored.predict_proba(["a goodish film"]), expected, atol=1e-6)

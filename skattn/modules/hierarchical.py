@@ -127,7 +127,8 @@ class HierarchicalAttentionNet(nn.Module):
         # gradient per batch, not one per chunk.
         ids = torch.cat([tokens[rows, :width].reshape(-1) for rows, width in zip(chunks, widths)])
         embedded = self.embedding(ids)
-        if self.subword_embedding is not None and subwords is not None:
+        # getattr: networks pickled before skattn 0.3 have no such attribute.
+        if getattr(self, "subword_embedding", None) is not None and subwords is not None:
             n_grams = subwords.shape[-1]
             embedded = embedded + self.subword_embedding(
                 torch.cat(

@@ -130,7 +130,8 @@ class SelfAttentiveNet(nn.Module):
         width = int(lengths.max())
         tokens = tokens[:, :width]
         embedded = self.embedding(tokens)
-        if self.subword_embedding is not None and subwords is not None:
+        # getattr: networks pickled before skattn 0.3 have no such attribute.
+        if getattr(self, "subword_embedding", None) is not None and subwords is not None:
             embedded = embedded + self.subword_embedding(subwords[:, :width])
         if token_scale is not None:
             embedded = embedded * token_scale[:, :width, None]
