@@ -1,4 +1,4 @@
-"""skattn: attention models for text classification as scikit-learn estimators.
+"""skattn: attention models for text classification and regression as scikit-learn estimators.
 
 The public names below are imported on first use, so that ``import
 skattn.modules`` (pure PyTorch) does not load scikit-learn and skorch.
@@ -14,7 +14,9 @@ from skattn._version import __version__
 #: Public name -> the module that defines it.
 _PUBLIC = {
     "HierarchicalAttentionClassifier": "skattn.classifiers",
+    "HierarchicalAttentionRegressor": "skattn.regressors",
     "SelfAttentiveClassifier": "skattn.classifiers",
+    "SelfAttentiveRegressor": "skattn.regressors",
     "SelfAttentiveEmbedder": "skattn.embedders",
     "TextEncoder": "skattn.text",
     "load": "skattn.persistence",
@@ -23,7 +25,9 @@ _PUBLIC = {
 
 __all__ = [
     "HierarchicalAttentionClassifier",
+    "HierarchicalAttentionRegressor",
     "SelfAttentiveClassifier",
+    "SelfAttentiveRegressor",
     "SelfAttentiveEmbedder",
     "TextEncoder",
     "__version__",
@@ -35,6 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
     from skattn.embedders import SelfAttentiveEmbedder
     from skattn.persistence import load, save
+    from skattn.regressors import HierarchicalAttentionRegressor, SelfAttentiveRegressor
     from skattn.text import TextEncoder
 
 

@@ -2,8 +2,9 @@
 
 A class docstring names a shared parameter by a line holding only
 ``%(name)s`` (indented like the other entries); :func:`fill_shared_docs`
-replaces it by the entry below, with ``{default}`` taken from the class's
-own signature, so the documented default is always the real one.
+replaces it by the entry below, with ``{default}`` (or, in an entry of
+several parameters, ``{default:name}``) taken from the class's own
+signature, so the documented default is always the real one.
 """
 
 from __future__ import annotations
@@ -13,6 +14,63 @@ import re
 import textwrap
 
 _ENTRIES = {
+    "self_attentive_network": """
+embedding_dim : int, default={default:embedding_dim}
+    Size of the word embeddings (d).
+hidden_size : int, default={default:hidden_size}
+    LSTM units per direction (u).
+attention_dim : int, default={default:attention_dim}
+    Width of the attention MLP (d_a).
+attention_hops : int, default={default:attention_hops}
+    Number of attention rows (r).
+penalty : float, default={default:penalty}
+    Coefficient of the redundancy penalty; 0 disables it.
+pooling : {"flatten", "max", "mean"}, default={default:pooling}
+    How M feeds the MLP: flattened (the paper) or pooled over hops.
+mlp_hidden : int, default={default:mlp_hidden}
+    Units of the ReLU hidden layer.
+dropout : float, default={default:dropout}
+    The dropout rate.
+dropout_placement : {"embeddings", "authors"}, default={default:dropout_placement}
+    "embeddings": on the word embeddings, on M and on the MLP's hidden
+    layer; "authors": as the authors' code, on H, tanh(W_s1 Hᵀ), M and
+    the hidden layer.
+""",
+    "max_length": """
+max_length : int or None, default={default:max_length}
+    Tokens kept per document: the first ``max_length`` (documented
+    truncation rule of :mod:`skattn.text`; ``n_truncated_`` counts the
+    training documents it shortened). Batches are padded only to their
+    own longest document, so the limit costs nothing on short texts;
+    on long reviews a tighter one loses accuracy (see *Results*).
+""",
+    "hierarchical_network": """
+embedding_dim : int, default={default:embedding_dim}
+    Word embedding size (the paper: 200).
+hidden_size : int, default={default:hidden_size}
+    Word-level GRU units per direction (the paper: 50).
+sentence_hidden_size : int, default={default:sentence_hidden_size}
+    Sentence-level GRU units per direction (the paper: 50).
+context_dim : int, default={default:context_dim}
+    Size of u_w, u_s and of the attention projections (the paper: 100).
+pooling : {"attention", "mean", "max"}, default={default:pooling}
+    HN-ATT, HN-AVE or HN-MAX, at both levels, over real positions only.
+dropout : float, default={default:dropout}
+    Dropout on the embeddings and on the document vector (the paper
+    has none).
+""",
+    "hierarchical_text": """
+sentence_split : {"punctuation", "lines"} or callable, default={default:sentence_split}
+    "punctuation" ends a sentence after ``.``, ``!`` or ``?`` and at line
+    breaks; "lines" takes each line as a sentence (movie_reviews);
+    a callable ``str -> list of str``.
+max_sentences : int or None, default={default:max_sentences}
+    Sentences kept per document: the first ones.
+max_sentence_length : int or None, default={default:max_sentence_length}
+    Words kept per sentence: the first ones.
+chunk_size : int or None, default={default:chunk_size}
+    Sentences per word-level GRU call.
+""",
     "embeddings": """
 embeddings : str, None, path, KeyedVectors or dict, default={default}
     Initial word vectors. "auto": GloVe 6B 50d when ``skattn[glove]`` is
@@ -58,8 +116,13 @@ subword_buckets : int or None, default={default}
     sentence_polarity, nps_chat, TREC and movie_reviews (see *Results*).
 """,
     "max_epochs": """
-max_epochs : int, default={default}
-    Passes over the training data.
+max_epochs : int or "auto", default={default}
+    Passes over the training data. "auto": the model's base epochs
+    (self-attentive 8, HAN 5, tuned on sentence_polarity's 8,530 training
+    snippets), scaled up for smaller training sets by how many fewer
+    documents, or fewer tokens if that ratio is smaller, they hold (at most
+    4×; :mod:`skattn.epochs`). ``choices_["max_epochs"]`` says what was
+    chosen and why.
 """,
     "batch_size": """
 batch_size : int, default={default}
@@ -107,16 +170,18 @@ warmup_epochs : int, default={default}
 """,
     "early_stopping": """
 early_stopping : bool, default={default}
-    Stop when the validation accuracy has not improved for
-    ``n_iter_no_change`` epochs and restore the weights of the best epoch.
+    Stop when the validation accuracy (regressors: the validation squared
+    error) has not improved for ``n_iter_no_change`` epochs and restore the
+    weights of the best epoch.
     Holds out ``validation_fraction`` (0.1 if None) of the training data. A
     skorch ``EarlyStopping`` among ``callbacks`` holds out the same share.
 """,
     "validation_fraction": """
 validation_fraction : float or None, default={default}
-    Stratified share of ``X`` held out for validation (the weights of the
-    epoch with the best validation accuracy are kept); None trains on all
-    of ``X``.
+    Share of ``X`` held out for validation (stratified by class for
+    classifiers); the weights of the epoch with the best validation
+    accuracy (regressors: the lowest validation squared error) are kept.
+    None trains on all of ``X``.
 """,
     "n_iter_no_change": """
 n_iter_no_change : int, default={default}
@@ -175,13 +240,27 @@ random_state : int, RandomState or None, default={default}
 verbose : int, default={default}
     1 prints skorch's epoch table.
 """,
-    "fitted_attributes": """
+    "classifier_attributes": """
 classes_ : ndarray
     The labels seen in ``fit``.
+net_ : skattn.net.AttentionNet
+    The trained network, a skorch ``NeuralNetClassifier``
+    (``net_.history`` holds the epochs).
+""",
+    "regressor_attributes": """
+n_outputs_ : int
+    Outputs per document (columns of ``y``; 1 for a 1-D ``y``).
+target_mean_, target_scale_ : ndarray of shape (n_outputs_,)
+    Each output's mean and standard deviation over the fit data (a
+    constant output: scale 1). The network learns (y − mean) / scale;
+    ``predict`` undoes it.
+net_ : skattn.net.AttentionRegressionNet
+    The trained network, a skorch ``NeuralNetRegressor``
+    (``net_.history`` holds the epochs).
+""",
+    "fitted_attributes": """
 encoder_ : TextEncoder
     The fitted tokeniser and vocabulary.
-net_ : skorch NeuralNetClassifier
-    The trained network (``net_.history`` holds the epochs).
 n_truncated_ : int
     Training documents shortened by the truncation limits (a warning at fit
     says so when it is 1% of them or more).
@@ -224,7 +303,7 @@ def fill_shared_docs(cls: type) -> type:
     ...     def __init__(self, max_epochs=3):
     ...         self.max_epochs = max_epochs
     >>> print(Model.__doc__.splitlines()[4])
-        max_epochs : int, default=3
+        max_epochs : int or "auto", default=3
     """
     defaults = {
         name: parameter.default
@@ -236,6 +315,8 @@ def fill_shared_docs(cls: type) -> type:
         text = _ENTRIES[name].strip("\n")
         if "{default}" in text:
             text = text.replace("{default}", _shown(defaults[name]))
+        # Entries that document several parameters name each one's default.
+        text = re.sub(r"\{default:(\w+)\}", lambda m: _shown(defaults[m.group(1)]), text)
         return textwrap.indent(text, match.group("indent"))
 
     cls.__doc__ = _PLACEHOLDER.sub(entry, cls.__doc__)

@@ -1,8 +1,10 @@
-"""Which tokens a skattn classifier's decision rests on: attribution methods.
+"""Which tokens a skattn model's decision rests on: attribution methods.
 
 ``estimator.explain(X, method=...)`` calls :func:`token_scores` and builds
 its records from the result. Every method gives each kept token one score
-for the predicted class c (positive: the token supports c):
+for the predicted class c (positive: the token supports c). For a
+regressor, log p_c and p_c below read as the predicted value of the first
+output, in the units of ``y`` (positive: the token raises it):
 
 ``"attention"``
     The papers' attention. Self-attentive: the r hops summed per token,
@@ -123,8 +125,7 @@ def _scale_gradients(
                     tokens.shape, float(alpha), dtype=dtype, device=device, requires_grad=True
                 )
                 logits = module(tokens, lengths, subwords=subwords, token_scale=scale)[0]
-                log_p = torch.log_softmax(logits.float(), dim=1)
-                objective = log_p[torch.arange(len(rows), device=device), target].sum()
+                objective = estimator._explained_objective(logits, target).sum()
                 (gradient,) = torch.autograd.grad(objective, scale)
                 total += gradient
             total = (total / len(alphas)).double().cpu().numpy()
@@ -232,12 +233,7 @@ def explanation_records(
     documents, scores, extra = token_scores(estimator, X, method, n_steps=n_steps)
     records = []
     for i, (tokens, token_score) in enumerate(zip(documents.tokens, scores)):
-        proba = documents.full_proba[i]
-        record = {
-            "method": method,
-            "prediction": estimator.classes_[np.argmax(proba)],
-            "proba": proba,
-        }
+        record = {"method": method, **estimator._shown_prediction(documents.full_proba[i])}
         if estimator._hierarchical:
             bounds = np.flatnonzero(np.diff(documents.sentence_of_token[i])) + 1
             word_scores = np.split(np.asarray(token_score, dtype=np.float64), bounds)

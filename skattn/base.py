@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import torch
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
@@ -46,6 +46,7 @@ from skorch.history import History
 from skattn.attribution import DEFAULT_METHOD, DEFAULT_STEPS, check_method, explanation_records
 from skattn.data import DocumentDataset
 from skattn.embeddings import check_embeddings_source, initial_vectors
+from skattn.epochs import EpochChoice, auto_epochs
 from skattn.explain import Explanations, token_scores_of
 from skattn.faithfulness import faithfulness_report
 from skattn.net import (
@@ -65,6 +66,7 @@ from skattn.utils.validation import (
     check_labels,
     check_same_length,
     check_sample_weight,
+    check_targets,
     check_text_input,
     seed_from,
     text_input_tags,
@@ -83,7 +85,7 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     # Strings, paths, KeyedVectors, dicts: checked by check_embeddings_source.
     "embeddings": "no_validation",
     "freeze_embeddings": ["boolean"],
-    "max_epochs": [POSITIVE_INT],
+    "max_epochs": [POSITIVE_INT, Options({"auto"})],
     "batch_size": [POSITIVE_INT],
     "batch_tokens": [POSITIVE_INT, None],
     "lr": [Interval(Real, 0, None, "neither")],
@@ -108,7 +110,13 @@ COMMON_CONSTRAINTS: dict[str, list] = {
 }
 
 
-__all__ = ["AttentionClassifierBase", "FittedState", "WeightsMismatchError"]
+__all__ = [
+    "AttentionClassifierBase",
+    "AttentionEstimatorBase",
+    "AttentionRegressorBase",
+    "FittedState",
+    "WeightsMismatchError",
+]
 
 
 class WeightsMismatchError(ValueError):
@@ -164,22 +172,23 @@ class FittedState:
     weights: dict[str, torch.Tensor] = field(default_factory=dict)
 
 
-class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
-    """What both attention classifiers share: validation, fitting, fitted state, inference.
+class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
+    """What every attention estimator shares: validation, fitting, fitted state, inference.
 
-    Not instantiated itself: :class:`~skattn.SelfAttentiveClassifier` and
-    :class:`~skattn.HierarchicalAttentionClassifier` are its subclasses,
-    which declare their network and parameters. Its public methods are
-    theirs (``fit``, ``predict``, ``explain``, ``get_fitted_state``, the
-    seams ``build_encoder``, ``build_network``, ``to_dataset`` and
+    Not instantiated itself. :class:`AttentionClassifierBase` and
+    :class:`AttentionRegressorBase` add what a task needs (how targets are
+    checked and encoded, the loss, what ``predict`` returns); the public
+    estimators add their network and parameters. Its public methods are
+    theirs (``fit``, ``explain``, ``get_fitted_state``, the seams
+    ``build_encoder``, ``build_network``, ``to_dataset`` and
     ``document_outputs``).
 
     Examples
     --------
-    >>> from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier
-    >>> issubclass(SelfAttentiveClassifier, AttentionClassifierBase)
+    >>> from skattn import SelfAttentiveClassifier, SelfAttentiveRegressor
+    >>> issubclass(SelfAttentiveClassifier, AttentionEstimatorBase)
     True
-    >>> issubclass(HierarchicalAttentionClassifier, AttentionClassifierBase)
+    >>> issubclass(SelfAttentiveRegressor, AttentionEstimatorBase)
     True
     """
 
@@ -217,6 +226,39 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         """Loss terms of :class:`~skattn.net.AttentionNet` (e.g. ``penalty``)."""
         return {}
 
+    #: The network's task, ``"classification"`` or ``"regression"`` (:func:`skattn.net.build_net`).
+    _task = "classification"
+    #: Fitted-state attributes that describe the targets (restored by ``_targets_from_state``).
+    _target_attributes_names: tuple[str, ...] = ()
+
+    def _check_targets(self, y: Any, n_samples: int) -> np.ndarray:
+        """``y`` validated for this task (clear errors before any training)."""
+        raise NotImplementedError
+
+    def _encode_targets(self, y: np.ndarray, warm: bool) -> tuple[dict[str, Any], np.ndarray]:
+        """What ``fit`` learns from ``y`` (e.g. the classes), and ``y`` as the network learns it."""
+        raise NotImplementedError
+
+    def _n_outputs(self, targets: dict[str, Any]) -> int:
+        """Size of the network's output layer for these targets."""
+        raise NotImplementedError
+
+    def _class_weights(self, targets: dict[str, Any], y_encoded: np.ndarray) -> list[float] | None:
+        """Loss weight of each class (classifiers), None otherwise."""
+        return None
+
+    def _adopt_targets(self, targets: dict[str, Any]) -> None:
+        """Set the fitted attributes that describe the targets."""
+        raise NotImplementedError
+
+    def _target_attributes(self) -> dict[str, Any]:
+        """The target attributes of :class:`FittedState`, JSON-ready (besides ``classes``)."""
+        return {}
+
+    def _targets_from_state(self, state: FittedState) -> dict[str, Any]:
+        """The ``targets`` of ``_adopt`` that ``state`` describes."""
+        raise NotImplementedError
+
     # -- fitting -------------------------------------------------------------
     def fit(self, X: Sequence[str], y: Sequence[Any], sample_weight=None):
         """Fit the vocabulary and train the network.
@@ -225,8 +267,9 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         ----------
         X : list, tuple, 1-D array or pandas Series of str
             Training documents.
-        y : array-like of shape (n_documents,)
-            Labels, of any hashable type.
+        y : array-like of shape (n_documents,) or (n_documents, n_outputs)
+            Classifiers: labels, of any hashable type. Regressors: numbers,
+            one per document or one row of outputs per document.
         sample_weight : array-like of shape (n_documents,), optional
             Weights of each document in the loss.
 
@@ -239,15 +282,18 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         check_net_params(self.net_params)
         device = resolve_device(self.device)
         X = check_text_input(X)
-        y = check_labels(y, len(X))
+        y = self._check_targets(y, len(X))
         weights = None if sample_weight is None else check_sample_weight(sample_weight, len(X))
         warm = self.warm_start and hasattr(self, "net_")
-        classes, y_encoded = self._encode_labels(y, warm)
-        class_weight = self._class_weights(classes, y_encoded)
+        targets, y_encoded = self._encode_targets(y, warm)
+        class_weight = self._class_weights(targets, y_encoded)
         # A canonical order makes the fitted model independent of the order
         # the samples came in (batches, split and vectors all follow it);
         # errors still name positions in the caller's order.
-        order = np.array(sorted(range(len(X)), key=lambda i: (X[i], y_encoded[i])), dtype=np.int64)
+        order = np.array(
+            sorted(range(len(X)), key=lambda i: (X[i], np.ravel(y_encoded[i]).tolist())),
+            dtype=np.int64,
+        )
         seed = seed_from(self.random_state)
         with contextlib.ExitStack() as stack:
             stack.enter_context(torch_threads(self.threads))
@@ -267,8 +313,14 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
                     tempfile.TemporaryDirectory(prefix="skattn-fit-")
                 )
             self._warn_about(corpus)
+            epochs = self._epochs_for(train)
             net = self.build_network(
-                len(classes), encoder.vocab_size_, valid, checkpoint_dir, class_weight
+                self._n_outputs(targets),
+                encoder.vocab_size_,
+                valid,
+                checkpoint_dir,
+                class_weight,
+                max_epochs=epochs.value,
             )
             net.initialize()
             if warm:
@@ -287,10 +339,11 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
                 )
                 vectors, coverage = initial.matrix, initial.coverage
                 choices = {"embeddings": {"value": initial.source, "why": initial.reason}}
+            choices = {**choices, "max_epochs": {"value": epochs.value, "why": epochs.why}}
             net.load_embeddings(vectors, freeze=self.freeze_embeddings)
             net.partial_fit(train, y=None)
         return self._adopt(
-            classes,
+            targets,
             encoder,
             net,
             n_truncated=int(corpus.n_truncated),
@@ -299,22 +352,11 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
             choices=choices,
         )
 
-    def _class_weights(self, classes: np.ndarray, y_encoded: np.ndarray) -> list[float] | None:
-        """The loss weight of each class from ``class_weight``, in the order of ``classes``."""
-        if self.class_weight is None:
-            return None
-        if self.class_weight == "balanced":
-            present = np.unique(y_encoded)
-            weights = np.ones(len(classes))
-            weights[present] = compute_class_weight("balanced", classes=present, y=y_encoded)
-            return weights.tolist()
-        unknown = [label for label in self.class_weight if label not in set(classes.tolist())]
-        if unknown:
-            raise ValueError(
-                f"class_weight names labels that are not in y: {unknown[:5]}; "
-                f"the classes are {classes.tolist()}."
-            )
-        return [float(self.class_weight.get(label, 1.0)) for label in classes.tolist()]
+    def _epochs_for(self, train: DocumentDataset) -> EpochChoice:
+        """The epochs this fit trains for: ``max_epochs``, or the rule of :mod:`skattn.epochs`."""
+        if self.max_epochs != "auto":
+            return EpochChoice(int(self.max_epochs), "set by max_epochs")
+        return auto_epochs(self._base_epochs, len(train), int(train.lengths.sum()))
 
     def _warn_about(self, corpus: EncodedCorpus) -> None:
         """One warning each when a notable share of the fit data is blank or truncated."""
@@ -357,17 +399,19 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def build_network(
         self,
-        n_classes: int,
+        n_outputs: int,
         vocab_size: int,
         valid: DocumentDataset | None = None,
         checkpoint_dir=None,
         class_weight: Sequence[float] | None = None,
+        max_epochs: int | None = None,
     ) -> AttentionNet:
         """The skorch net these parameters make, not initialised (see :func:`skattn.net.build_net`).
 
         Parameters
         ----------
-        n_classes : int
+        n_outputs : int
+            Classes of a classifier, outputs of a regressor.
         vocab_size : int
             Rows of the embedding (the encoder's ``vocab_size_``).
         valid : DocumentDataset or None, default=None
@@ -376,37 +420,45 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
             Where the best validation epoch is kept (with ``valid``).
         class_weight : sequence of float or None, default=None
             Loss weight of each encoded class.
+        max_epochs : int or None, default=None
+            The epochs to train for; None: ``max_epochs`` when it is a
+            number, else the model's base epochs (``fit`` passes what
+            ``"auto"`` chose for its training split).
 
         Returns
         -------
-        AttentionNet
+        AttentionNet or AttentionRegressionNet
 
         Examples
         --------
         >>> from skattn import SelfAttentiveClassifier
-        >>> net = SelfAttentiveClassifier(lr=0.01).build_network(n_classes=2, vocab_size=10)
+        >>> net = SelfAttentiveClassifier(lr=0.01).build_network(n_outputs=2, vocab_size=10)
         >>> net.lr, net.initialize().module_.embedding.num_embeddings
         (0.01, 10)
         """
+        params = self.get_params(deep=False)
+        if max_epochs is None:
+            max_epochs = self._base_epochs if self.max_epochs == "auto" else self.max_epochs
         return build_net(
-            NetConfig.from_params(self.get_params(deep=False)),
+            NetConfig.from_params({**params, "max_epochs": max_epochs}),
             module=self._module_class,
             module_params={
                 **self._module_params(),
                 "vocab_size": vocab_size,
-                "n_classes": n_classes,
+                "n_classes": n_outputs,
                 "padding_idx": PAD_ID,
             },
-            n_classes=n_classes,
+            n_classes=n_outputs,
+            task=self._task,
             valid=valid,
             checkpoint_dir=checkpoint_dir,
             class_weight=class_weight,
             **self._loss_params(),
         )
 
-    def _adopt(self, classes, encoder: TextEncoder, net: AttentionNet, **attributes):
+    def _adopt(self, targets: dict[str, Any], encoder: TextEncoder, net, **attributes):
         """Set every fitted attribute (the one place: ``fit`` and ``set_fitted_state``)."""
-        self.classes_ = classes
+        self._adopt_targets(targets)
         self.encoder_ = encoder
         self.net_ = net
         self.n_truncated_ = attributes["n_truncated"]
@@ -433,10 +485,11 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "net_")
         return FittedState(
-            classes=self.classes_,
+            classes=getattr(self, "classes_", None),
             tokens=list(self.encoder_.id_to_token_),
             token_counts=self.encoder_.token_counts_.tolist(),
             attributes={
+                **self._target_attributes(),
                 "n_truncated": self.n_truncated_,
                 "n_blank": self.n_blank_,
                 "embedding_coverage": self.embedding_coverage_,
@@ -466,22 +519,17 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         """
         validate_params(self)
         encoder = self.build_encoder().set_vocabulary(state.tokens, state.token_counts)
-        net = self.build_network(len(state.classes), encoder.vocab_size_).initialize()
+        targets = self._targets_from_state(state)
+        net = self.build_network(self._n_outputs(targets), encoder.vocab_size_).initialize()
         try:
             net.module_.load_state_dict(state.weights)
         except (RuntimeError, KeyError) as error:
             raise WeightsMismatchError(f"the weights do not fit the network ({error})") from error
         net.history = History(state.attributes.get("history", []))
         # Files written while fit could search learning rates also hold "lr".
-        attributes = {k: v for k, v in state.attributes.items() if k not in ("history", "lr")}
-        return self._adopt(np.asarray(state.classes), encoder, net, **attributes)
-
-    def _encode_labels(self, y: np.ndarray, warm: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Classes and labels as indices into them (a warm start keeps its classes)."""
-        if not warm:
-            return np.unique(y, return_inverse=True)
-        check_known_labels(y, self.classes_, context="warm_start: y")
-        return self.classes_, np.searchsorted(self.classes_, y)
+        skip = {"history", "lr", *self._target_attributes_names}
+        attributes = {k: v for k, v in state.attributes.items() if k not in skip}
+        return self._adopt(targets, encoder, net, **attributes)
 
     def _split(self, dataset: DocumentDataset, seed: int):
         fraction = self.validation_fraction
@@ -495,7 +543,10 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         if fraction is None:
             return dataset, None
         train_idx, valid_idx = train_test_split(
-            np.arange(len(dataset)), test_size=fraction, stratify=dataset.labels, random_state=seed
+            np.arange(len(dataset)),
+            test_size=fraction,
+            stratify=dataset.labels if self._task == "classification" else None,
+            random_state=seed,
         )
         valid = dataset.subset(valid_idx)
         # Scored every epoch: length-sorted, its batches pad least.
@@ -509,7 +560,7 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         ----------
         X : sequence of str
         y : array-like, optional
-            Labels among ``classes_``.
+            Labels among ``classes_`` (classifiers) or targets (regressors).
 
         Returns
         -------
@@ -525,13 +576,12 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "net_")
         corpus = self.encoder_.encode(X)
-        y_encoded = None
-        if y is not None:
-            y = as_label_array(y)
-            check_same_length(len(corpus), y)
-            check_known_labels(y, self.classes_)
-            y_encoded = np.searchsorted(self.classes_, y)
+        y_encoded = None if y is None else self._encode_fitted_targets(y, len(corpus))
         return DocumentDataset(corpus, y_encoded, hierarchical=self._hierarchical)
+
+    def _encode_fitted_targets(self, y: Any, n_samples: int) -> np.ndarray:
+        """``y`` for documents after ``fit``, encoded as the network trains on it."""
+        raise NotImplementedError
 
     def document_outputs(
         self, X: Sequence[str], fields: Sequence[str] = ("logits",)
@@ -572,6 +622,23 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         dataset = DocumentDataset(corpus, hierarchical=self._hierarchical)
         with torch_threads(self.threads):
             return self.net_.predict_outputs(dataset, fields)
+
+    # -- what explanations explain (see skattn.attribution) ------------------
+    def _output_scores(self, logits: np.ndarray) -> np.ndarray:
+        """Per document, the values explanations are about: probabilities or predictions."""
+        raise NotImplementedError
+
+    def _explained_columns(self, scores: np.ndarray) -> np.ndarray:
+        """Per document, the column of ``_output_scores`` an explanation is for."""
+        raise NotImplementedError
+
+    def _explained_objective(self, logits: torch.Tensor, columns: torch.Tensor) -> torch.Tensor:
+        """Per document, the differentiable quantity gradient explanations attribute."""
+        raise NotImplementedError
+
+    def _shown_prediction(self, scores: np.ndarray) -> dict[str, Any]:
+        """The ``prediction`` (and ``proba``) an explanation record shows for one document."""
+        raise NotImplementedError
 
     def explain(
         self,
@@ -621,6 +688,11 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         X = check_text_input(X)
         check_is_fitted(self, "net_")
         method = check_method(DEFAULT_METHOD if method is None else method, self._hierarchical)
+        if faithfulness and self._task != "classification":
+            raise ValueError(
+                "faithfulness=True measures how a class probability falls as tokens are "
+                "erased; it is for classifiers."
+            )
         if y is not None:
             y = as_label_array(y)
             check_same_length(len(X), y)
@@ -638,6 +710,86 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
             report = faithfulness_report(self, X, [these_scores], reference=False)
         explanations = Explanations(records, faithfulness=report)
         return explanations.to_frame() if as_frame else explanations
+
+    def __sklearn_tags__(self):
+        tags = text_input_tags(super().__sklearn_tags__())
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+
+class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
+    """What both attention classifiers share: labels, class weights, probabilities.
+
+    Examples
+    --------
+    >>> from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+    >>> issubclass(SelfAttentiveClassifier, AttentionClassifierBase)
+    True
+    >>> issubclass(HierarchicalAttentionClassifier, AttentionClassifierBase)
+    True
+    """
+
+    _task = "classification"
+
+    def _check_targets(self, y: Any, n_samples: int) -> np.ndarray:
+        return check_labels(y, n_samples)
+
+    def _encode_targets(self, y: np.ndarray, warm: bool) -> tuple[dict[str, Any], np.ndarray]:
+        classes, y_encoded = self._encode_labels(y, warm)
+        return {"classes": classes}, y_encoded
+
+    def _n_outputs(self, targets: dict[str, Any]) -> int:
+        return len(targets["classes"])
+
+    def _adopt_targets(self, targets: dict[str, Any]) -> None:
+        self.classes_ = np.asarray(targets["classes"])
+
+    def _targets_from_state(self, state: FittedState) -> dict[str, Any]:
+        return {"classes": np.asarray(state.classes)}
+
+    def _output_scores(self, logits: np.ndarray) -> np.ndarray:
+        return softmax(logits.astype(np.float64), axis=1)
+
+    def _explained_columns(self, scores: np.ndarray) -> np.ndarray:
+        return np.argmax(scores, axis=1)
+
+    def _explained_objective(self, logits: torch.Tensor, columns: torch.Tensor) -> torch.Tensor:
+        log_p = torch.log_softmax(logits.float(), dim=1)
+        return log_p[torch.arange(len(columns), device=log_p.device), columns]
+
+    def _shown_prediction(self, scores: np.ndarray) -> dict[str, Any]:
+        return {"prediction": self.classes_[np.argmax(scores)], "proba": scores}
+
+    def _encode_fitted_targets(self, y: Any, n_samples: int) -> np.ndarray:
+        y = as_label_array(y)
+        check_same_length(n_samples, y)
+        check_known_labels(y, self.classes_)
+        return np.searchsorted(self.classes_, y)
+
+    def _class_weights(self, targets: dict[str, Any], y_encoded: np.ndarray) -> list[float] | None:
+        """The loss weight of each class from ``class_weight``, in the order of ``classes``."""
+        classes = targets["classes"]
+        if self.class_weight is None:
+            return None
+        if self.class_weight == "balanced":
+            present = np.unique(y_encoded)
+            weights = np.ones(len(classes))
+            weights[present] = compute_class_weight("balanced", classes=present, y=y_encoded)
+            return weights.tolist()
+        unknown = [label for label in self.class_weight if label not in set(classes.tolist())]
+        if unknown:
+            raise ValueError(
+                f"class_weight names labels that are not in y: {unknown[:5]}; "
+                f"the classes are {classes.tolist()}."
+            )
+        return [float(self.class_weight.get(label, 1.0)) for label in classes.tolist()]
+
+    def _encode_labels(self, y: np.ndarray, warm: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Classes and labels as indices into them (a warm start keeps its classes)."""
+        if not warm:
+            return np.unique(y, return_inverse=True)
+        check_known_labels(y, self.classes_, context="warm_start: y")
+        return self.classes_, np.searchsorted(self.classes_, y)
 
     def decision_function(self, X: Sequence[str]) -> np.ndarray:
         """Raw scores: logits (n, n_classes), or log-odds of ``classes_[1]`` (n,) if binary.
@@ -700,7 +852,106 @@ class AttentionClassifierBase(ClassifierMixin, TransformerMixin, BaseEstimator):
         check_known_labels(y, self.classes_)
         return super().score(X, y, sample_weight=sample_weight)
 
-    def __sklearn_tags__(self):
-        tags = text_input_tags(super().__sklearn_tags__())
-        tags.non_deterministic = self.random_state is None
-        return tags
+
+class AttentionRegressorBase(RegressorMixin, AttentionEstimatorBase):
+    """What both attention regressors share: numeric targets, standardised for training.
+
+    The network learns each output standardised (minus its mean over the fit
+    data, divided by its standard deviation; a constant output is only
+    centred) with a mean squared error loss; ``predict`` undoes it. The
+    scale of ``y`` therefore does not change the learning rate that works.
+
+    Examples
+    --------
+    >>> from skattn import HierarchicalAttentionRegressor, SelfAttentiveRegressor
+    >>> issubclass(SelfAttentiveRegressor, AttentionRegressorBase)
+    True
+    >>> issubclass(HierarchicalAttentionRegressor, AttentionRegressorBase)
+    True
+    """
+
+    _task = "regression"
+    _target_attributes_names = ("target_mean", "target_scale", "target_ndim")
+
+    def _check_targets(self, y: Any, n_samples: int) -> np.ndarray:
+        return check_targets(y, n_samples)
+
+    def _encode_targets(self, y: np.ndarray, warm: bool) -> tuple[dict[str, Any], np.ndarray]:
+        columns = y.reshape(len(y), -1)
+        if warm:
+            if columns.shape[1] != self.n_outputs_:
+                raise ValueError(
+                    f"warm_start: y has {columns.shape[1]} outputs; the model was fitted with "
+                    f"{self.n_outputs_}."
+                )
+            targets = {**self._fitted_targets(), "target_ndim": y.ndim}
+        else:
+            scale = columns.std(axis=0)
+            targets = {
+                "target_mean": columns.mean(axis=0),
+                "target_scale": np.where(scale > 0, scale, 1.0),
+                "target_ndim": y.ndim,
+            }
+        return targets, self._standardise(columns, targets)
+
+    @staticmethod
+    def _standardise(columns: np.ndarray, targets: dict[str, Any]) -> np.ndarray:
+        return ((columns - targets["target_mean"]) / targets["target_scale"]).astype(np.float32)
+
+    def _n_outputs(self, targets: dict[str, Any]) -> int:
+        return len(targets["target_mean"])
+
+    def _adopt_targets(self, targets: dict[str, Any]) -> None:
+        self.target_mean_ = np.asarray(targets["target_mean"], dtype=np.float64)
+        self.target_scale_ = np.asarray(targets["target_scale"], dtype=np.float64)
+        self.n_outputs_ = len(self.target_mean_)
+        self._target_ndim = int(targets["target_ndim"])
+
+    def _target_attributes(self) -> dict[str, Any]:
+        return {
+            "target_mean": self.target_mean_.tolist(),
+            "target_scale": self.target_scale_.tolist(),
+            "target_ndim": self._target_ndim,
+        }
+
+    def _targets_from_state(self, state: FittedState) -> dict[str, Any]:
+        return {name: state.attributes[name] for name in self._target_attributes_names}
+
+    def _encode_fitted_targets(self, y: Any, n_samples: int) -> np.ndarray:
+        columns = check_targets(y, n_samples).reshape(n_samples, -1)
+        if columns.shape[1] != self.n_outputs_:
+            raise ValueError(f"y has {columns.shape[1]} outputs; the model has {self.n_outputs_}.")
+        return self._standardise(columns, self._fitted_targets())
+
+    def _fitted_targets(self) -> dict[str, Any]:
+        return {"target_mean": self.target_mean_, "target_scale": self.target_scale_}
+
+    def _output_scores(self, logits: np.ndarray) -> np.ndarray:
+        return logits.astype(np.float64) * self.target_scale_ + self.target_mean_
+
+    def _explained_columns(self, scores: np.ndarray) -> np.ndarray:
+        # One explanation per document: of the first output.
+        return np.zeros(len(scores), dtype=np.int64)
+
+    def _explained_objective(self, logits: torch.Tensor, columns: torch.Tensor) -> torch.Tensor:
+        scale = torch.as_tensor(self.target_scale_, dtype=torch.float32, device=logits.device)
+        values = logits.float() * scale
+        return values[torch.arange(len(columns), device=values.device), columns]
+
+    def _shown_prediction(self, scores: np.ndarray) -> dict[str, Any]:
+        return {"prediction": float(scores[0]) if self._target_ndim == 1 else scores}
+
+    def predict(self, X: Sequence[str]) -> np.ndarray:
+        """Predicted targets, in the units of ``y``.
+
+        Parameters
+        ----------
+        X : sequence of str
+
+        Returns
+        -------
+        ndarray of float64, shape (n_documents,) or (n_documents, n_outputs)
+            The shape of the ``y`` the model was fitted on.
+        """
+        predictions = self._output_scores(self.document_outputs(X)["logits"])
+        return predictions[:, 0] if self._target_ndim == 1 else predictions

@@ -24,8 +24,9 @@ class DocumentDataset(Dataset):
     ----------
     corpus : EncodedCorpus
         The encoded documents.
-    y : ndarray of int, shape (n_documents,), optional
-        Encoded labels (0..n_classes-1).
+    y : ndarray, optional
+        Encoded labels (int, 0..n_classes-1, shape (n_documents,)) or
+        regression targets (float, shape (n_documents, n_outputs)).
     sample_weight : ndarray of float, shape (n_documents,), optional
         Per-document weights of the loss.
     hierarchical : bool, default=False
@@ -45,7 +46,7 @@ class DocumentDataset(Dataset):
         self, corpus: EncodedCorpus, y=None, sample_weight=None, hierarchical=False, index=None
     ):
         self.corpus = corpus
-        self.y = None if y is None else np.asarray(y, dtype=np.int64)
+        self.y = None if y is None else _as_targets(np.asarray(y))
         self.sample_weight = (
             None if sample_weight is None else np.asarray(sample_weight, np.float32)
         )
@@ -103,7 +104,7 @@ class DocumentDataset(Dataset):
             Plus ``subwords`` (the token shape + (width,)), each token's
             character n-gram ids, when the corpus has subwords, and
             ``sample_weight`` (batch,) when the dataset has weights.
-        y : Tensor of int64, shape (batch,), or None
+        y : Tensor (int64 labels or float32 targets), or None
         """
         indices = self.index[np.asarray(indices, dtype=np.int64)]
         corpus = self.corpus
@@ -146,6 +147,11 @@ class DocumentDataset(Dataset):
             self.hierarchical,
             index=self.index[np.asarray(indices, dtype=np.int64)],
         )
+
+
+def _as_targets(y: np.ndarray) -> np.ndarray:
+    """Labels as int64, regression targets as float32 (the dtypes the losses take)."""
+    return y.astype(np.int64 if y.dtype.kind in "biu" else np.float32, copy=False)
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import urllib.request
@@ -73,6 +74,34 @@ REMOTE_FILES = {
         _NLTK_DATA + "nps_chat.zip",
         "a4433d5da5e62fdbede49efa572a53a0139fff1014ffbe86cb263e17cbb4a837",
     ),
+    # SICK as released for SemEval-2014 task 1, from a mirror many
+    # evaluation suites download (the task's own site no longer serves it).
+    **{
+        f"sick_{part}": RemoteFile(
+            f"sick/SICK_{name}.txt",
+            f"https://raw.githubusercontent.com/alvations/stasis/master/SICK-data/SICK_{name}.txt",
+            digest,
+        )
+        for part, name, digest in (
+            ("train", "train", "266cf8047149bd1d68138dd30439f3122bff30069740ac6705bb6197d9f1b48e"),
+            ("trial", "trial", "5a88cfb62f8c6bd2a3cce0f2421ba2cb8c2be5ab4a800f6f01e2c64aafb7db56"),
+            (
+                "test",
+                "test_annotated",
+                "2b8aa806658d6fc23c6824c83776c2d4fee7556000817b5ec0f982861413b7d0",
+            ),
+        )
+    },
+    "product_reviews_1": RemoteFile(
+        "product_reviews_1.zip",
+        _NLTK_DATA + "product_reviews_1.zip",
+        "627bfb0bb7c87586246d99b4402c3d7e4fb77ac14559d8695c283bd6850615ac",
+    ),
+    "product_reviews_2": RemoteFile(
+        "product_reviews_2.zip",
+        _NLTK_DATA + "product_reviews_2.zip",
+        "272b08fe130882e5867aa7ecc69a65616099183c4ccc10374a62c271801b0bc1",
+    ),
 }
 
 
@@ -103,8 +132,11 @@ def fetch_file(name: str, data_home=None, download_if_missing: bool = True) -> P
 
     Parameters
     ----------
-    name : {"sentence_polarity", "movie_reviews", "qc", "nps_chat"}
-        The corpus.
+    name : str
+        The corpus file: a key of :data:`REMOTE_FILES` (``"sentence_polarity"``,
+        ``"movie_reviews"``, ``"qc"``, ``"nps_chat"``, ``"product_reviews_1"``,
+        ``"product_reviews_2"``, ``"sick_train"``, ``"sick_trial"``,
+        ``"sick_test"``).
     data_home : str or path-like, optional
     download_if_missing : bool, default=True
 
@@ -387,4 +419,172 @@ def fetch_nps_chat(*, data_home=None, download_if_missing=True, return_X_y=False
         return_X_y,
         sessions=np.asarray(sessions),
         users=np.asarray(users),
+    )
+
+
+#: An opinion annotation of a product feature: ``feature[+2]``, ``feature[-1]``.
+_OPINION = re.compile(r"\[([+-]\d+)\]")
+
+
+def fetch_product_reviews(
+    *, target="strength", data_home=None, download_if_missing=True, return_X_y=False
+):
+    """Customer review sentences with opinion strengths (Hu & Liu 2004): a regression corpus.
+
+    8,194 sentences from reviews of 14 products (both nltk_data parts:
+    ``product_reviews_1``, 5 products, and ``product_reviews_2``, 9). An
+    annotated line is ``feature[+2], other feature[-1]##the sentence``:
+    each opinion on a product feature has a strength from −3 to +3, and a
+    sentence's target is the sum of its strengths (−9 … +18; 0 for the 54%
+    of sentences without an opinion). Review titles (``[t]`` lines) and the
+    file headers are not sentences. Ten annotation lines in two files lack
+    the ``##`` separator, so their sentence cannot be told from their
+    annotation; they are left out (as in the corpus' own count) and listed
+    in ``skipped_lines``.
+
+    Research use, as distributed in nltk_data (see ``DESCR``, the corpora's
+    README files).
+
+    Parameters
+    ----------
+    target : {"strength", "sign"}, default="strength"
+        "strength": the sum of the opinion strengths (float); "sign": its
+        sign as an int label, −1, 0 or +1 (a three-class problem).
+    data_home : str or path-like, optional
+    download_if_missing : bool, default=True
+    return_X_y : bool, default=False
+
+    Returns
+    -------
+    Bunch with ``data`` (list of str), ``target`` (ndarray), ``target_names``
+    (empty for "strength"), ``DESCR``, ``products`` (the product of each
+    sentence, its file name without ``.txt``), ``opinions`` (each sentence's
+    annotation, e.g. ``"use[+2]"``) and ``skipped_lines`` (``(product,
+    line)`` pairs); or ``(data, target)``.
+
+    Examples
+    --------
+    >>> X, y = fetch_product_reviews(return_X_y=True)  # doctest: +SKIP
+    >>> len(X), y.min(), y.max()  # doctest: +SKIP
+    (8194, -9.0, 18.0)
+    """
+    if target not in ("strength", "sign"):
+        raise ValueError(f"target must be 'strength' or 'sign', got {target!r}.")
+    data, strengths, products, opinions, skipped, readmes = [], [], [], [], [], []
+    for part in ("product_reviews_1", "product_reviews_2"):
+        path = fetch_file(part, data_home, download_if_missing)
+        with zipfile.ZipFile(path) as archive:
+            for name in sorted(archive.namelist()):
+                if not name.endswith(".txt"):
+                    continue
+                text = archive.read(name).decode("utf-8", "replace")
+                if name.endswith("README.txt"):
+                    readmes.append(text)
+                    continue
+                product = name.rsplit("/", 1)[-1][: -len(".txt")]
+                for line in text.splitlines():
+                    if not line.strip() or line.startswith(("*", "[t]")):
+                        continue
+                    if "##" not in line:
+                        skipped.append((product, line))
+                        continue
+                    annotation, sentence = line.split("##", 1)
+                    data.append(sentence.strip())
+                    strengths.append(sum(int(v) for v in _OPINION.findall(annotation)))
+                    products.append(product)
+                    opinions.append(annotation.strip())
+    strengths = np.asarray(strengths, dtype=np.float64)
+    values = strengths if target == "strength" else np.sign(strengths).astype(np.int64)
+    return _result(
+        data,
+        values,
+        [] if target == "strength" else [-1, 0, 1],
+        "\n\n".join(readmes),
+        return_X_y,
+        products=np.asarray(products),
+        opinions=opinions,
+        skipped_lines=skipped,
+    )
+
+
+#: SICK's entailment judgments, in the order of ``target_names``.
+SICK_JUDGMENTS = ("CONTRADICTION", "ENTAILMENT", "NEUTRAL")
+
+
+def fetch_sick(
+    *,
+    subset="train",
+    target="entailment",
+    data_home=None,
+    download_if_missing=True,
+    return_X_y=False,
+):
+    """SICK (Marelli et al. 2014): sentence pairs with entailment and relatedness.
+
+    The SemEval-2014 task 1 release: 4,500 training, 500 trial (development)
+    and 4,927 test pairs of image and video captions, each with an
+    entailment judgment (``ENTAILMENT``, ``NEUTRAL``, ``CONTRADICTION``:
+    does sentence A entail sentence B?) and a relatedness score from 1 to 5
+    (the mean of ten annotators). Pairs keep the files' order.
+
+    Licensed CC BY-NC-SA 3.0.
+
+    Parameters
+    ----------
+    subset : {"train", "trial", "test", "all"}, default="train"
+        "all": train, then trial, then test.
+    target : {"entailment", "relatedness"}, default="entailment"
+        The judgment (str labels) or the score (float).
+    data_home : str or path-like, optional
+        The folder holding ``sick/SICK_train.txt``, ``sick/SICK_trial.txt``
+        and ``sick/SICK_test_annotated.txt``.
+    download_if_missing : bool, default=True
+    return_X_y : bool, default=False
+
+    Returns
+    -------
+    Bunch with ``data`` (list of ``(sentence_A, sentence_B)`` tuples, the
+    input of :class:`~skattn.SelfAttentivePairClassifier`), ``target``,
+    ``target_names``, ``entailment``, ``relatedness``, ``pair_ids``,
+    ``subsets`` (the file of each pair) and ``DESCR``; or ``(data, target)``.
+
+    Examples
+    --------
+    >>> X, y = fetch_sick(subset="test", return_X_y=True)  # doctest: +SKIP
+    >>> len(X), X[0][0]  # doctest: +SKIP
+    (4927, 'There is no boy playing outdoors and there is no man smiling')
+    """
+    if subset not in ("train", "trial", "test", "all"):
+        raise ValueError(f"subset must be 'train', 'trial', 'test' or 'all', got {subset!r}.")
+    if target not in ("entailment", "relatedness"):
+        raise ValueError(f"target must be 'entailment' or 'relatedness', got {target!r}.")
+    parts = ("train", "trial", "test") if subset == "all" else (subset,)
+    data, judgments, scores, pair_ids, subsets = [], [], [], [], []
+    for part in parts:
+        path = fetch_file(f"sick_{part}", data_home, download_if_missing)
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for line in lines[1:]:
+            if not line.strip():
+                continue
+            pair_id, sentence_a, sentence_b, score, judgment = line.split("\t")[:5]
+            data.append((sentence_a, sentence_b))
+            scores.append(float(score))
+            judgments.append(judgment)
+            pair_ids.append(int(pair_id))
+            subsets.append(part)
+    values = judgments if target == "entailment" else np.asarray(scores)
+    descr = (
+        "SICK (Sentences Involving Compositional Knowledge), Marelli et al. 2014, "
+        "SemEval-2014 task 1 release. CC BY-NC-SA 3.0."
+    )
+    return _result(
+        data,
+        values,
+        SICK_JUDGMENTS if target == "entailment" else [],
+        descr,
+        return_X_y,
+        entailment=np.asarray(judgments),
+        relatedness=np.asarray(scores),
+        pair_ids=np.asarray(pair_ids),
+        subsets=np.asarray(subsets),
     )

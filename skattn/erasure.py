@@ -26,7 +26,6 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import softmax
 
 from skattn.text import DEFAULT_TOKEN_PATTERN, EMPTY_TOKEN, EncodedCorpus
 from skattn.utils.validation import check_text_input
@@ -171,7 +170,7 @@ class ModelDocuments(_Documents):
 
     Parameters
     ----------
-    estimator : fitted SelfAttentiveClassifier or HierarchicalAttentionClassifier
+    estimator : fitted skattn classifier or regressor
     X : sequence of str
 
     Attributes
@@ -184,7 +183,9 @@ class ModelDocuments(_Documents):
     sentence_of_token : list of ndarray of int
         Each token's sentence within its document.
     full_proba : ndarray (n_documents, n_classes)
-        The model's probabilities for the whole documents.
+        The model's probabilities for the whole documents (a regressor:
+        its predictions, shape (n_documents, n_outputs), and the
+        "probability" of an erased variant is its predicted value).
     forward_passes : int
         Erased documents sent through the network so far.
 
@@ -212,15 +213,20 @@ class ModelDocuments(_Documents):
             for document in tokenized
         ]
         self.blank = np.array([document == [[EMPTY_TOKEN]] for document in tokenized], dtype=bool)
-        self.full_proba = self._softmax(estimator._outputs(X, ("logits",), corpus=self.corpus))
+        self.full_proba = self._scores(self.corpus)
 
-    @staticmethod
-    def _softmax(outputs: dict) -> np.ndarray:
-        return softmax(outputs["logits"].astype(np.float64), axis=1)
+    @property
+    def predicted(self) -> np.ndarray:
+        """Per document, the column explained: the predicted class (a regressor: output 0)."""
+        return self.estimator._explained_columns(self.full_proba)
+
+    def _scores(self, corpus: EncodedCorpus) -> np.ndarray:
+        logits = self.estimator._outputs([], ("logits",), corpus=corpus)["logits"]
+        return self.estimator._output_scores(logits)
 
     def _proba(self, documents: np.ndarray, keeps: list[np.ndarray]) -> np.ndarray:
-        variants = erased_corpus(self.corpus, documents, keeps, self.estimator.encoder_.empty_id_)
-        return self._softmax(self.estimator._outputs([], ("logits",), corpus=variants))
+        empty_id = self.estimator.encoder_.empty_id_
+        return self._scores(erased_corpus(self.corpus, documents, keeps, empty_id))
 
 
 class TextDocuments(_Documents):

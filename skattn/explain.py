@@ -18,7 +18,9 @@ Hierarchical documents::
      ["sentence_attention": ndarray (n_sentences,), "word_attention": [ndarray, ...]]}
 
 ``scores`` rank the tokens for the predicted class (positive: the token
-supports it). The attention maps are kept for ``method="attention"``, and
+supports it). A regressor's records hold its predicted value as
+``prediction`` and no ``proba``; their scores are for that value (positive:
+the token raises it). The attention maps are kept for ``method="attention"``, and
 records that hold them are drawn as the papers draw them.
 
 HTML follows the HAN paper's Fig. 5 for hierarchical models (sentence weight
@@ -100,11 +102,27 @@ def _token(text: str, weight: float, colour=(0, 0, 255)) -> str:
     return f'<span class="tok" {_shaded(weight, colour)}>{html.escape(text)}</span>'
 
 
+def shown_value(value: Any) -> str:
+    """A prediction or label as a page shows it: numbers to 4 significant digits.
+
+    Examples
+    --------
+    >>> shown_value("pos"), shown_value(2.718281), shown_value(np.array([1.5, -0.25]))
+    ('pos', '2.718', '[1.5, -0.25]')
+    """
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.4g}"
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return "[" + ", ".join(f"{float(v):.4g}" for v in value) + "]"
+    return str(value)
+
+
 def _header(record: dict) -> str:
-    parts = [f"predicted: <b>{html.escape(str(record['prediction']))}</b>"]
+    parts = [f"predicted: <b>{html.escape(shown_value(record['prediction']))}</b>"]
     if "true_label" in record:
-        parts.append(f"true: <b>{html.escape(str(record['true_label']))}</b>")
-    parts.append(f"p = {float(np.max(record['proba'])):.3f}")
+        parts.append(f"true: <b>{html.escape(shown_value(record['true_label']))}</b>")
+    if "proba" in record:
+        parts.append(f"p = {float(np.max(record['proba'])):.3f}")
     if "method" in record:
         parts.append(f"method: {html.escape(str(record['method']))}")
     return f'<div class="label">{" · ".join(parts)}</div>'
@@ -658,7 +676,7 @@ def plot(record: dict, ax=None, faithfulness=None):
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
     ax.tick_params(left=False)
-    title = f"predicted: {record['prediction']}"
+    title = f"predicted: {shown_value(record['prediction'])}"
     if "method" in record:
         title += f" · method: {record['method']}"
     ax.set_title(title, fontsize=_FONT_SIZE + 1)

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from skorch import NeuralNetClassifier
+from skorch import NeuralNetClassifier, NeuralNetRegressor
 from skorch.callbacks import (
     Callback,
     Checkpoint,
@@ -46,6 +46,7 @@ __all__ = [
     "NET_PARAM_PREFIXES",
     "OPTIMIZERS",
     "AttentionNet",
+    "AttentionRegressionNet",
     "NetConfig",
     "RestoreLastEpoch",
     "build_net",
@@ -68,34 +69,8 @@ OPTIMIZERS = {
 }
 
 
-class AttentionNet(NeuralNetClassifier):
-    """NeuralNetClassifier for modules that return (logits, attention..., penalty).
-
-    Parameters
-    ----------
-    penalty : float, default=0.0
-        Coefficient of the module's ``penalty`` output in the loss.
-    class_weight : sequence of float or None, default=None
-        Weight of each (encoded) class in the loss.
-    bucket_pool : int, default=50
-        Training batches are drawn from shuffled pools of this many batches
-        sorted by length; 1 gives plain random batches (no bucketing).
-    batch_tokens : int or None, default=None
-        Token-budget training batches: up to this many tokens each (see
-        :class:`~skattn.data.BucketBatchSampler`) instead of ``batch_size``
-        documents.
-    **kwargs
-        Passed to :class:`skorch.NeuralNetClassifier`.
-
-    Examples
-    --------
-    Made by :func:`build_net` (or an estimator's ``build_network``):
-
-    >>> from skattn import SelfAttentiveClassifier
-    >>> net = SelfAttentiveClassifier(hidden_size=4).build_network(n_classes=2, vocab_size=10)
-    >>> type(net).__name__, net.penalty
-    ('AttentionNet', 0.1)
-    """
+class _AttentionNetMixin:
+    """What the classification and the regression net share (see :class:`AttentionNet`)."""
 
     def __init__(
         self,
@@ -121,11 +96,14 @@ class AttentionNet(NeuralNetClassifier):
 
         A document's weight is its ``sample_weight`` (1 if none) times the
         ``class_weight`` of its class (1 if none); the loss is
-        Σ wᵢ lossᵢ / Σ wᵢ, so weights of ones give the plain mean.
+        Σ wᵢ lossᵢ / Σ wᵢ, so weights of ones give the plain mean. A
+        document's loss over several outputs (regression) is their mean.
         """
         logits = y_pred[0]
         y_true = y_true.to(logits.device)
         losses = self.criterion_(logits, y_true)
+        if losses.dim() > 1:
+            losses = losses.flatten(1).mean(dim=1)
         weights = None if X is None else X.get("sample_weight")
         if weights is not None:
             weights = weights.to(losses.device, losses.dtype)
@@ -224,6 +202,53 @@ class AttentionNet(NeuralNetClassifier):
             field: np.stack(values) if _same_shape(values) else values
             for field, values in collected.items()
         }
+
+
+class AttentionNet(_AttentionNetMixin, NeuralNetClassifier):
+    """NeuralNetClassifier for modules that return (logits, attention..., penalty).
+
+    Parameters
+    ----------
+    penalty : float, default=0.0
+        Coefficient of the module's ``penalty`` output in the loss.
+    class_weight : sequence of float or None, default=None
+        Weight of each (encoded) class in the loss.
+    bucket_pool : int, default=50
+        Training batches are drawn from shuffled pools of this many batches
+        sorted by length; 1 gives plain random batches (no bucketing).
+    batch_tokens : int or None, default=None
+        Token-budget training batches: up to this many tokens each (see
+        :class:`~skattn.data.BucketBatchSampler`) instead of ``batch_size``
+        documents.
+    **kwargs
+        Passed to :class:`skorch.NeuralNetClassifier`.
+
+    Examples
+    --------
+    Made by :func:`build_net` (or an estimator's ``build_network``):
+
+    >>> from skattn import SelfAttentiveClassifier
+    >>> net = SelfAttentiveClassifier(hidden_size=4).build_network(n_outputs=2, vocab_size=10)
+    >>> type(net).__name__, net.penalty
+    ('AttentionNet', 0.1)
+    """
+
+
+class AttentionRegressionNet(_AttentionNetMixin, NeuralNetRegressor):
+    """NeuralNetRegressor for the same modules: their ``logits`` are the predicted outputs.
+
+    The loss is the mean squared error per document (averaged over its
+    outputs), weighted by ``sample_weight`` as in :class:`AttentionNet`,
+    plus ``penalty`` × the module's penalty. Parameters as
+    :class:`AttentionNet` (``class_weight`` stays None).
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveRegressor
+    >>> net = SelfAttentiveRegressor(hidden_size=4).build_network(n_outputs=1, vocab_size=10)
+    >>> type(net).__name__, type(net.initialize().criterion_).__name__
+    ('AttentionRegressionNet', 'MSELoss')
+    """
 
 
 def _attention_per_document(attention: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
@@ -477,7 +502,8 @@ def build_net(
     checkpoint_dir=None,
     penalty: float = 0.0,
     class_weight: Sequence[float] | None = None,
-) -> AttentionNet:
+    task: str = "classification",
+) -> AttentionNet | AttentionRegressionNet:
     """The skorch net for an estimator's settings.
 
     Parameters
@@ -488,6 +514,7 @@ def build_net(
     module_params : mapping
         Its constructor arguments.
     n_classes : int
+        Classes (classification) or outputs (regression).
     valid : DocumentDataset or None
         The validation split, if any.
     checkpoint_dir : str or None
@@ -496,10 +523,13 @@ def build_net(
         Coefficient of the module's penalty output.
     class_weight : sequence of float or None
         Loss weight of each encoded class.
+    task : {"classification", "regression"}, default="classification"
+        :class:`AttentionNet` with cross-entropy, or
+        :class:`AttentionRegressionNet` with the squared error.
 
     Returns
     -------
-    AttentionNet
+    AttentionNet or AttentionRegressionNet
         Not initialised.
 
     Examples
@@ -518,14 +548,19 @@ def build_net(
     device = resolve_device(config.device)
     callbacks = [
         *training_callbacks(config),
-        *validation_callbacks(config, checkpoint_dir),
+        *validation_callbacks(config, checkpoint_dir, task),
         *(config.callbacks or []),
     ]
-    return AttentionNet(
+    if task == "classification":
+        net_class, criterion = AttentionNet, torch.nn.CrossEntropyLoss
+        task_arguments = {"classes": list(range(n_classes))}
+    else:
+        net_class, criterion, task_arguments = AttentionRegressionNet, torch.nn.MSELoss, {}
+    return net_class(
         module=module,
         **{f"module__{k}": v for k, v in module_params.items()},
-        classes=list(range(n_classes)),
-        criterion=torch.nn.CrossEntropyLoss,
+        **task_arguments,
+        criterion=criterion,
         criterion__reduction="none",
         optimizer=config.optimizer_class,
         lr=config.lr,
@@ -588,32 +623,41 @@ def training_callbacks(config: NetConfig) -> list[tuple[str, Callback]]:
     return callbacks
 
 
-def validation_callbacks(config: NetConfig, checkpoint_dir=None) -> list[tuple[str, Callback]]:
+def validation_callbacks(
+    config: NetConfig, checkpoint_dir=None, task: str = "classification"
+) -> list[tuple[str, Callback]]:
     """Early stopping and the best-epoch checkpoint, for fits with a validation split.
 
-    Both follow validation *accuracy*: the validation loss rises from
-    over-confidence while accuracy still improves, so stopping on it quits
-    too early. The checkpoint (in ``checkpoint_dir``) is loaded back when
-    training ends, also after Ctrl-C or early stopping.
+    For classification both follow validation *accuracy*: the validation
+    loss rises from over-confidence while accuracy still improves, so
+    stopping on it quits too early. For regression they follow the
+    validation loss (the squared error). The checkpoint (in
+    ``checkpoint_dir``) is loaded back when training ends, also after
+    Ctrl-C or early stopping.
 
     Examples
     --------
     >>> [name for name, _ in validation_callbacks(NetConfig(early_stopping=True), "/tmp")]
     ['early_stopping', 'checkpoint']
     """
+    monitor, lower_is_better = (
+        ("valid_acc", False) if task == "classification" else ("valid_loss", True)
+    )
     callbacks: list[tuple[str, Callback]] = []
     if config.early_stopping:
         callbacks.append(
             (
                 "early_stopping",
                 EarlyStopping(
-                    monitor="valid_acc", lower_is_better=False, patience=config.n_iter_no_change
+                    monitor=monitor,
+                    lower_is_better=lower_is_better,
+                    patience=config.n_iter_no_change,
                 ),
             )
         )
     if checkpoint_dir is not None:
         checkpoint = Checkpoint(
-            monitor="valid_acc_best",
+            monitor=f"{monitor}_best",
             dirname=str(checkpoint_dir),
             f_optimizer=None,
             f_criterion=None,

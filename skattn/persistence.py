@@ -4,7 +4,8 @@ A model file (format version 2) is a zip archive with two members:
 
 - ``metadata.json``: the format and version, the estimator's class (one of
   a fixed list) and parameters, and its fitted state as plain data (label
-  classes, vocabulary, history, other fitted attributes);
+  classes or a regressor's target scaling, vocabulary, history, other
+  fitted attributes);
 - ``weights.safetensors``: the network's tensors in the safetensors format
   (no pickle, no device tags: a model trained on a GPU loads on a CPU).
 
@@ -55,6 +56,7 @@ from skattn._version import __version__
 from skattn.base import FittedState, WeightsMismatchError
 from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.embedders import SelfAttentiveEmbedder
+from skattn.regressors import HierarchicalAttentionRegressor, SelfAttentiveRegressor
 from skattn.utils.params import InvalidParameterError
 from skattn.utils.runtime import resolve_device
 
@@ -63,7 +65,13 @@ FORMAT_VERSION = 2
 #: The classes a model file may name.
 ESTIMATORS = {
     cls.__name__: cls
-    for cls in (SelfAttentiveClassifier, HierarchicalAttentionClassifier, SelfAttentiveEmbedder)
+    for cls in (
+        SelfAttentiveClassifier,
+        HierarchicalAttentionClassifier,
+        SelfAttentiveRegressor,
+        HierarchicalAttentionRegressor,
+        SelfAttentiveEmbedder,
+    )
 }
 #: Code parameters without which a loaded model cannot read text.
 NEEDED_TO_READ_TEXT = ("tokenizer", "sentence_split")
@@ -138,14 +146,19 @@ def _describe(estimator) -> dict[str, Any]:
 
 
 def _state_to_json(state: FittedState) -> dict[str, Any]:
-    classes = np.asarray(state.classes)
+    # A regressor has no classes: its targets are among the attributes.
+    classes = None if state.classes is None else np.asarray(state.classes)
     return {
-        "classes": classes.tolist(),
-        "classes_dtype": classes.dtype.str if classes.dtype.kind != "O" else "O",
+        "classes": None if classes is None else classes.tolist(),
+        "classes_dtype": None if classes is None else _dtype_name(classes),
         "tokens": list(state.tokens),
         "token_counts": [int(c) for c in state.token_counts],
         "attributes": state.attributes,
     }
+
+
+def _dtype_name(values: np.ndarray) -> str:
+    return values.dtype.str if values.dtype.kind != "O" else "O"
 
 
 def _json_default(value):
@@ -261,9 +274,12 @@ def _build(description: dict, overrides: dict, path, warned: list):
 
 
 def _state_from_json(state: dict, weights: dict) -> FittedState:
-    dtype = object if state["classes_dtype"] == "O" else np.dtype(state["classes_dtype"])
+    classes = None
+    if state["classes"] is not None:
+        dtype = object if state["classes_dtype"] == "O" else np.dtype(state["classes_dtype"])
+        classes = np.asarray(state["classes"], dtype=dtype)
     return FittedState(
-        classes=np.asarray(state["classes"], dtype=dtype),
+        classes=classes,
         tokens=state["tokens"],
         token_counts=state["token_counts"],
         attributes=state["attributes"],

@@ -1,20 +1,43 @@
 """Small, fast configurations of every public estimator, for convention tests."""
 
-from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier, SelfAttentiveEmbedder
+from skattn import (
+    HierarchicalAttentionClassifier,
+    HierarchicalAttentionRegressor,
+    SelfAttentiveClassifier,
+    SelfAttentiveEmbedder,
+    SelfAttentiveRegressor,
+)
 
 COMMON = dict(
     embedding_dim=16, hidden_size=16, max_epochs=2, batch_size=32, lr=5e-3, random_state=0
 )
 
 
+SELF_ATTENTIVE = dict(COMMON, attention_dim=8, attention_hops=2, mlp_hidden=16)
+HIERARCHICAL = dict(COMMON, sentence_hidden_size=8, context_dim=8, dropout=0.0)
+
+
 def small_self_attentive(**params):
-    defaults = dict(COMMON, attention_dim=8, attention_hops=2, mlp_hidden=16)
-    return SelfAttentiveClassifier(**{**defaults, **params})
+    return SelfAttentiveClassifier(**{**SELF_ATTENTIVE, **params})
 
 
 def small_hierarchical(**params):
-    defaults = dict(COMMON, sentence_hidden_size=8, context_dim=8, dropout=0.0)
-    return HierarchicalAttentionClassifier(**{**defaults, **params})
+    return HierarchicalAttentionClassifier(**{**HIERARCHICAL, **params})
+
+
+def small_self_attentive_regressor(**params):
+    return SelfAttentiveRegressor(**{**SELF_ATTENTIVE, **params})
+
+
+def small_hierarchical_regressor(**params):
+    return HierarchicalAttentionRegressor(**{**HIERARCHICAL, **params})
+
+
+#: name -> factory(**overrides) of a small regressor.
+SMALL_REGRESSORS = {
+    "SelfAttentiveRegressor": small_self_attentive_regressor,
+    "HierarchicalAttentionRegressor": small_hierarchical_regressor,
+}
 
 
 #: name -> factory(**overrides) of a small configuration.
@@ -48,5 +71,9 @@ def small_embedder(**params):
     return SelfAttentiveEmbedder(small_self_attentive(), **params)
 
 
-#: Every public estimator that learns from text and labels, for the conformance checks.
-ALL_ESTIMATORS = {**SMALL_ESTIMATORS, "SelfAttentiveEmbedder": small_embedder}
+#: Every public estimator that learns from text and targets, for the conformance checks.
+ALL_ESTIMATORS = {
+    **SMALL_ESTIMATORS,
+    **SMALL_REGRESSORS,
+    "SelfAttentiveEmbedder": small_embedder,
+}

@@ -6,10 +6,11 @@ vectorizers do). :func:`check_text_estimator` runs the data checks with text:
 each check is a small function ``check(estimator, X, y)`` that raises
 ``AssertionError`` when the estimator breaks a rule.
 
-Use it for any text classifier::
+Use it for any text classifier or regressor::
 
     from skattn.utils.estimator_checks import check_text_estimator
     check_text_estimator(MyTextClassifier(), X, y)   # X: list of str, y: labels
+    check_text_estimator(MyTextRegressor(), X, y)    # y: numbers
 
 or one check at a time with :func:`text_estimator_checks` (for pytest
 parametrisation).
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import clone
+from sklearn.base import clone, is_regressor
 from sklearn.exceptions import NotFittedError
 
 TextCheck = Callable[[object, list, np.ndarray], None]
@@ -47,9 +48,12 @@ DATA_FREE_CHECKS = [
 
 
 def _outputs(estimator, X) -> np.ndarray:
-    """What the estimator computes: probabilities for a classifier, else its transform."""
+    """What the estimator computes: a classifier's probabilities, a regressor's
+    predictions, else its transform."""
     if hasattr(estimator, "predict_proba"):
         return estimator.predict_proba(X)
+    if is_regressor(estimator):
+        return np.asarray(estimator.predict(X))
     output = estimator.transform(X)
     return output.toarray() if hasattr(output, "toarray") else np.asarray(output)
 
@@ -195,6 +199,29 @@ def check_probabilities(estimator, X, y) -> None:
         np.testing.assert_array_equal(decision.argmax(axis=1), proba.argmax(axis=1))
 
 
+def check_regression_shapes(estimator, X, y) -> None:
+    """A regressor predicts floats shaped like its ``y``: 1-D for 1-D, 2-D for 2-D.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveRegressor
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = [4.5, 4.0, 1.5, 1.0] * 8
+    >>> tiny = SelfAttentiveRegressor(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                               max_epochs=1, random_state=0)
+    >>> check_regression_shapes(tiny, X, y)  # no error: the rule holds
+    """
+    if not is_regressor(estimator):
+        return
+    y = np.asarray(y, dtype=np.float64)
+    for targets in (y, y[:, None], np.c_[y, -2 * y]):
+        predicted = clone(estimator).fit(X, targets).predict(X[:5])
+        assert predicted.shape == (5,) + targets.shape[1:], (
+            f"y of shape {targets.shape} gave predictions of shape {predicted.shape}"
+        )
+        assert predicted.dtype.kind == "f", f"predictions of dtype {predicted.dtype}"
+
+
 def check_unit_sample_weight(estimator, X, y) -> None:
     """``sample_weight`` of ones gives the same model as no weights.
 
@@ -213,7 +240,10 @@ def check_unit_sample_weight(estimator, X, y) -> None:
 
 
 def check_bad_input_errors(estimator, X, y) -> None:
-    """Non-text input, length mismatches and one-class targets give clear errors.
+    """Non-text input, length mismatches and bad targets give clear errors.
+
+    Bad targets: a single class for a classifier; NaN, text or a 3-D ``y``
+    for a regressor.
 
     Examples
     --------
@@ -229,9 +259,16 @@ def check_bad_input_errors(estimator, X, y) -> None:
         (list(X[:-1]) + [None], y, "None"),
         (list(X[:-1]) + [b"bytes"], y, "bytes"),
         (X, np.asarray(y)[:-1], "must match"),
-        (X, np.full(len(X), np.asarray(y)[0]), "single class"),
         ([], [], "empty"),
     ]
+    if is_regressor(estimator):
+        cases += [
+            (X, np.r_[np.asarray(y, dtype=float)[:-1], np.nan], "NaN"),
+            (X, np.full(len(X), "high"), "numbers"),
+            (X, np.zeros((len(X), 2, 2)), "shape"),
+        ]
+    else:
+        cases.append((X, np.full(len(X), np.asarray(y)[0]), "single class"))
     for bad_X, bad_y, words in cases:
         try:
             clone(estimator).fit(bad_X, bad_y)
@@ -296,6 +333,7 @@ def text_estimator_checks() -> Iterator[TextCheck]:
     yield check_sample_order_independence
     yield check_label_types
     yield check_probabilities
+    yield check_regression_shapes
     yield check_unit_sample_weight
     yield check_bad_input_errors
 
@@ -303,8 +341,9 @@ def text_estimator_checks() -> Iterator[TextCheck]:
 def check_text_estimator(estimator, X, y) -> None:
     """Run every text data check on ``estimator`` with documents ``X`` and labels ``y``.
 
-    Classifiers are compared through ``predict_proba``; supervised
-    transformers through ``transform`` (the label checks then do not apply).
+    Classifiers are compared through ``predict_proba``, regressors through
+    ``predict``, supervised transformers through ``transform`` (the label
+    checks apply to classifiers, the shape check to regressors).
 
     Parameters
     ----------
@@ -313,7 +352,7 @@ def check_text_estimator(estimator, X, y) -> None:
     X : list of str
         A few hundred real documents make the checks meaningful and fast.
     y : array-like
-        Their labels (at least two classes).
+        Their labels (at least two classes), or a regressor's numbers.
 
     Raises
     ------

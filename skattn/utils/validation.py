@@ -211,6 +211,61 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
     return y
 
 
+def check_targets(y: Any, n_samples: int) -> np.ndarray:
+    """Validate regression targets against the number of documents.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Numbers: one per document, or one row of outputs per document.
+    n_samples : int
+        Number of documents they belong to.
+
+    Returns
+    -------
+    ndarray of float64, the shape of ``y``
+
+    Raises
+    ------
+    ValueError
+        Missing, non-numeric or non-finite values, a wrong length, or more
+        than two dimensions.
+
+    Examples
+    --------
+    >>> check_targets([0.5, 2], 2).tolist()
+    [0.5, 2.0]
+    >>> check_targets([0.5, float("nan")], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: y holds NaN or infinite values; every document needs a finite target.
+    """
+    if y is None:
+        raise ValueError("y is None; a regressor needs one target per document.")
+    if sp.issparse(y):
+        y = y.toarray()
+    raw = np.asarray(y)
+    if raw.dtype.kind not in "biuf":
+        if raw.dtype.kind == "O" and any(value is None for value in raw.ravel()):
+            raise ValueError("y holds None; every document needs a target.")
+        try:
+            raw = raw.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"y holds {raw.dtype} values; a regressor needs numbers "
+                "(for labels, use a classifier)."
+            ) from None
+    if raw.ndim not in (1, 2) or (raw.ndim == 2 and raw.shape[1] == 0):
+        raise ValueError(
+            f"y has shape {raw.shape}; expected (n_documents,) or (n_documents, n_outputs)."
+        )
+    check_same_length(n_samples, raw)
+    targets = raw.astype(np.float64)
+    if not np.isfinite(targets).all():
+        raise ValueError("y holds NaN or infinite values; every document needs a finite target.")
+    return targets
+
+
 def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray:
     """Validate sample weights: finite, non-negative, one per document, some positive.
 

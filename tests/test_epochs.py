@@ -1,0 +1,63 @@
+"""max_epochs="auto": more epochs for smaller corpora, the base for large or long-document ones."""
+
+import pytest
+
+from skattn.epochs import MAX_FACTOR, REFERENCE_DOCUMENTS, REFERENCE_TOKENS, auto_epochs
+
+from estimators import small_hierarchical, small_self_attentive
+
+
+def test_a_corpus_as_large_as_the_reference_keeps_the_base():
+    assert auto_epochs(8, REFERENCE_DOCUMENTS, REFERENCE_TOKENS).value == 8
+    assert auto_epochs(5, 10 * REFERENCE_DOCUMENTS, 10 * REFERENCE_TOKENS).value == 5
+
+
+def test_half_the_documents_and_tokens_double_the_epochs():
+    choice = auto_epochs(5, REFERENCE_DOCUMENTS // 2, REFERENCE_TOKENS // 2)
+    assert choice.value == 10
+    assert "× 2.00" in choice.why
+
+
+def test_few_long_documents_hold_enough_text_to_keep_the_base():
+    # movie_reviews: 1,600 training reviews of 765 tokens on average.
+    assert auto_epochs(5, 1_600, 1_224_000).value == 5
+
+
+def test_many_short_documents_keep_the_base():
+    # nps_chat: as many posts as the reference, a quarter of its tokens.
+    assert auto_epochs(8, REFERENCE_DOCUMENTS, REFERENCE_TOKENS // 4).value == 8
+
+
+def test_a_tiny_corpus_is_capped():
+    assert auto_epochs(5, 10, 50).value == 5 * MAX_FACTOR
+
+
+def test_the_factor_is_rounded_to_the_nearest_epoch():
+    # 5 × 1.565 = 7.8 → 8 (TREC's training questions); 8 × 1.565 = 12.5 → 13.
+    assert auto_epochs(5, 5_452, 57_000).value == 8
+    assert auto_epochs(8, 5_452, 57_000).value == 13
+
+
+@pytest.mark.parametrize("make", [small_self_attentive, small_hierarchical])
+def test_fit_trains_the_chosen_epochs_and_says_why(make, toy):
+    X, y = toy
+    model = make(max_epochs="auto").fit(X, y)
+    chosen = model.choices_["max_epochs"]
+    base = model._base_epochs
+    assert chosen["value"] == base * MAX_FACTOR  # 240 toy documents: the cap
+    assert len(model.history_) == chosen["value"]
+    assert "240 documents" in chosen["why"]
+
+
+def test_a_number_is_trained_as_given(toy):
+    X, y = toy
+    model = small_self_attentive(max_epochs=3).fit(X, y)
+    assert len(model.history_) == 3
+    assert model.choices_["max_epochs"] == {"value": 3, "why": "set by max_epochs"}
+
+
+def test_the_rule_counts_the_documents_it_trains_on(toy):
+    # A validation split is held out before the epochs are chosen.
+    X, y = toy
+    model = small_self_attentive(max_epochs="auto", validation_fraction=0.25).fit(X, y)
+    assert "180 documents" in model.choices_["max_epochs"]["why"]
