@@ -13,6 +13,7 @@ from skattn.datasets import (
     fetch_movie_reviews,
     fetch_nps_chat,
     fetch_sentence_polarity,
+    fetch_sick,
     fetch_trec,
     get_data_home,
 )
@@ -155,3 +156,42 @@ def test_nps_chat_download_is_checked_against_its_checksum(monkeypatch, tmp_path
     with pytest.raises(OSError, match="Checksum mismatch"):
         fetch_nps_chat(data_home=home)
     assert list(home.iterdir()) == []
+
+
+def test_sick_subsets_pairs_judgments_and_scores():
+    sizes = {"train": 4500, "trial": 500, "test": 4927}
+    for subset, size in sizes.items():
+        bunch = fetch_sick(subset=subset, download_if_missing=False)
+        assert len(bunch.data) == size
+        assert all(isinstance(pair, tuple) and len(pair) == 2 for pair in bunch.data)
+        assert set(bunch.target) == set(bunch.target_names)
+        assert 1.0 <= bunch.relatedness.min() and bunch.relatedness.max() <= 5.0
+    test = fetch_sick(subset="test", download_if_missing=False)
+    # The first test pair as the released file has it (pair 6).
+    assert test.pair_ids[0] == 6
+    assert test.data[0][0] == "There is no boy playing outdoors and there is no man smiling"
+    assert test.entailment[0] == "NEUTRAL" and test.relatedness[0] == 3.3
+    X, y = fetch_sick(
+        subset="all", target="relatedness", download_if_missing=False, return_X_y=True
+    )
+    assert len(X) == sum(sizes.values()) and y.dtype == np.float64
+
+
+def test_sick_download_is_checked_against_its_checksum(monkeypatch, tmp_path):
+    remote = datasets.REMOTE_FILES["sick_trial"]
+    assert remote.sha256 == "5a88cfb62f8c6bd2a3cce0f2421ba2cb8c2be5ab4a800f6f01e2c64aafb7db56"
+    source = tmp_path / "SICK_trial.txt"
+    source.write_text(
+        "pair_ID\tsentence_A\tsentence_B\trelatedness_score\tentailment_judgment\n"
+        "1\tA man sings\tA person sings\t4.5\tENTAILMENT\n",
+        encoding="utf-8",
+    )
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    local = RemoteFile("sick/SICK_trial.txt", source.as_uri(), digest)
+    monkeypatch.setitem(datasets.REMOTE_FILES, "sick_trial", local)
+    home = tmp_path / "home"
+    bunch = fetch_sick(subset="trial", data_home=home)
+    assert bunch.data == [("A man sings", "A person sings")] and bunch.target == ["ENTAILMENT"]
+    assert (home / "sick" / "SICK_trial.txt").exists()
+    with pytest.raises(ValueError, match="subset must be"):
+        fetch_sick(subset="dev", data_home=home)
