@@ -33,8 +33,9 @@ dropout : float, default={default:dropout}
     The dropout rate.
 dropout_placement : {"embeddings", "authors"}, default={default:dropout_placement}
     "embeddings": on the word embeddings, on M and on the MLP's hidden
-    layer; "authors": as the authors' code, on H, tanh(W_s1 Hᵀ), M and
-    the hidden layer.
+    layer; "authors": as the authors' code, on H where it enters W_s1 (M =
+    A H is built from H itself), on tanh(W_s1 Hᵀ), on M and on the hidden
+    layer.
 """,
     "max_length": """
 max_length : int or None, default={default:max_length}
@@ -155,6 +156,11 @@ weight_decay : float, default={default}
 clip_grad_norm : float or None, default={default}
     Clip the global gradient norm of all parameters at this value; None
     does not clip.
+""",
+    "clip_grad_value": """
+clip_grad_value : float or None, default={default}
+    Clip every gradient element to [−value, value] (as Lin et al.'s code
+    does), after ``clip_grad_norm``; None does not clip.
 """,
     "lr_schedule": """
 lr_schedule : {"constant", "cosine"}, default={default}

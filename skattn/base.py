@@ -93,6 +93,7 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "momentum": [Interval(Real, 0, 1, "left")],
     "weight_decay": [Interval(Real, 0, None, "left")],
     "clip_grad_norm": [Interval(Real, 0, None, "neither"), None],
+    "clip_grad_value": [Interval(Real, 0, None, "neither"), None],
     "lr_schedule": [Options({"constant", "cosine"})],
     "warmup_epochs": [Interval(Integral, 0, None, "left")],
     "early_stopping": ["boolean"],

@@ -56,6 +56,7 @@ choices differently:
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
@@ -358,7 +359,17 @@ class BagOfMeans(_Word2VecFeatures, auto_wrap_output_keys=None):
         self : BagOfMeans
         """
         vectors = self._train_vectors(X)
-        self.n_means_ = min(self.n_means, len(vectors.index_to_key))
+        n_words = len(vectors.index_to_key)
+        self.n_means_ = min(self.n_means, n_words)
+        if self.n_means_ == n_words:
+            warnings.warn(
+                f"BagOfMeans: only {n_words} words are seen at least min_count={self.min_count} "
+                f"times, not more than n_means={self.n_means}, so every word is its own mean "
+                "and the features are a bag of words. Lower n_means (or min_count) for a "
+                "bag of means.",
+                UserWarning,
+                stacklevel=2,
+            )
         kmeans = MiniBatchKMeans(
             self.n_means_, random_state=self.random_state, n_init=3, batch_size=4096
         ).fit(vectors.vectors)

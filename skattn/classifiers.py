@@ -40,6 +40,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
     %(momentum)s
     %(weight_decay)s
     %(clip_grad_norm)s
+    %(clip_grad_value)s
     %(lr_schedule)s
     %(warmup_epochs)s
     %(early_stopping)s
@@ -104,6 +105,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         momentum: float = 0.9,
         weight_decay: float = 0.0,
         clip_grad_norm: float | None = 0.5,
+        clip_grad_value: float | None = None,
         lr_schedule: str = "cosine",
         warmup_epochs: int = 0,
         early_stopping: bool = False,
@@ -147,6 +149,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         self.momentum = momentum
         self.weight_decay = weight_decay
         self.clip_grad_norm = clip_grad_norm
+        self.clip_grad_value = clip_grad_value
         self.lr_schedule = lr_schedule
         self.warmup_epochs = warmup_epochs
         self.early_stopping = early_stopping
@@ -192,6 +195,7 @@ class HierarchicalAttentionClassifier(HierarchicalAttentionModel, AttentionClass
     %(momentum)s
     %(weight_decay)s
     %(clip_grad_norm)s
+    %(clip_grad_value)s
     %(lr_schedule)s
     %(warmup_epochs)s
     %(early_stopping)s
@@ -260,6 +264,7 @@ class HierarchicalAttentionClassifier(HierarchicalAttentionModel, AttentionClass
         momentum: float = 0.9,
         weight_decay: float = 0.0,
         clip_grad_norm: float | None = 5.0,
+        clip_grad_value: float | None = None,
         lr_schedule: str = "cosine",
         warmup_epochs: int = 0,
         early_stopping: bool = False,
@@ -303,6 +308,7 @@ class HierarchicalAttentionClassifier(HierarchicalAttentionModel, AttentionClass
         self.momentum = momentum
         self.weight_decay = weight_decay
         self.clip_grad_norm = clip_grad_norm
+        self.clip_grad_value = clip_grad_value
         self.lr_schedule = lr_schedule
         self.warmup_epochs = warmup_epochs
         self.early_stopping = early_stopping

@@ -32,10 +32,13 @@ text, is well-formed XHTML, and lets the browser pick each document's
 direction (``dir="auto"``), so Arabic and Hebrew read right to left.
 
 Colour scale of attention: every weight is drawn on one fixed, absolute
-scale, the same for every document and page: colour intensity √w for a
-weight w in [0, 1] (white at 0, full colour at 1; the square root keeps
-small weights of long documents visible). Uniform attention therefore looks
-uniform, and a legend on the page shows the scale.
+scale, the same for every document and page. Self-attentive weights: colour
+intensity √w for a weight w in [0, 1] (white at 0, full colour at 1; the
+square root keeps small weights of long documents visible). Hierarchical
+weights: exactly the paper's Fig. 5 values, p_s and √p_s · p_w, on a linear
+scale (the paper's square root already lifts words of light sentences).
+Uniform attention therefore looks uniform, and a legend on the page shows
+the scale.
 
 Colour scale of the other methods' scores, which have no absolute unit:
 each score relative to the document's largest absolute score, r = s / max|s|
@@ -84,13 +87,27 @@ def intensity(weight: float) -> float:
     return float(np.sqrt(np.clip(weight, 0.0, 1.0)))
 
 
+def linear_intensity(weight: float) -> float:
+    """Colour intensity on a linear scale, clipped to [0, 1]: HAN's Fig. 5 weights.
+
+    Yang et al. draw √p_s · p_w (words) and p_s (sentences) directly; a
+    second square root would flatten the contrast their formula gives.
+
+    Examples
+    --------
+    >>> linear_intensity(0.25), linear_intensity(1.5)
+    (0.25, 1.0)
+    """
+    return float(np.clip(weight, 0.0, 1.0))
+
+
 def _rgba(red: int, green: int, blue: int, alpha: float) -> str:
     return f"rgba({red},{green},{blue},{float(np.clip(alpha, 0, 1)):.3f})"
 
 
-def _shaded(weight: float, colour) -> str:
+def _shaded(weight: float, colour, scale=intensity) -> str:
     """Attributes of an element shaded by ``weight``: its value and its colour."""
-    shade = intensity(weight)
+    shade = scale(weight)
     ink = ";color:#fff" if shade > 0.6 else ""  # readable on dark backgrounds
     return (
         f'data-weight="{weight:.6f}" title="{weight:.4f}" '
@@ -98,8 +115,8 @@ def _shaded(weight: float, colour) -> str:
     )
 
 
-def _token(text: str, weight: float, colour=(0, 0, 255)) -> str:
-    return f'<span class="tok" {_shaded(weight, colour)}>{html.escape(text)}</span>'
+def _token(text: str, weight: float, colour=(0, 0, 255), scale=intensity) -> str:
+    return f'<span class="tok" {_shaded(weight, colour, scale)}>{html.escape(text)}</span>'
 
 
 def shown_value(value: Any) -> str:
@@ -269,20 +286,20 @@ def _hierarchical_html(record: dict) -> str:
     words = hierarchical_word_weights(record)
     lines = []
     for tokens, p_s, weights in zip(record["sentences"], record["sentence_attention"], words):
-        spans = " ".join(_token(t, w) for t, w in zip(tokens, weights))
+        spans = " ".join(_token(t, w, scale=linear_intensity) for t, w in zip(tokens, weights))
         lines.append(
             f'<div class="sent"><span class="sw" data-weight="{p_s:.6f}" title="{p_s:.4f}" '
-            f'style="background-color:{_rgba(255, 0, 0, intensity(p_s))}"></span>'
+            f'style="background-color:{_rgba(255, 0, 0, linear_intensity(p_s))}"></span>'
             f'<span dir="auto">{spans}</span></div>'
         )
     return "".join(lines)
 
 
-def _swatches(colour, weights=_LEGEND_WEIGHTS, labels=None) -> str:
+def _swatches(colour, weights=_LEGEND_WEIGHTS, labels=None, scale=intensity) -> str:
     labels = labels or [f"{w:g}" for w in weights]
     return "".join(
-        f'<span class="sw" style="background-color:{_rgba(*colour, intensity(w))}'
-        f'{";color:#fff" if intensity(w) > 0.6 else ""}">{label}</span>'
+        f'<span class="sw" style="background-color:{_rgba(*colour, scale(w))}'
+        f'{";color:#fff" if scale(w) > 0.6 else ""}">{label}</span>'
         for w, label in zip(weights, labels)
     )
 
@@ -292,19 +309,17 @@ def _legend(records: list[dict]) -> str:
     if any("sentence_attention" in r for r in records):
         parts.append(
             "Sentence weight p<sub>s</sub> in red (left of each sentence); word weight shown as "
-            "√p<sub>s</sub>·p<sub>w</sub> in blue (Yang et al. 2016, Fig. 5). "
-            + _swatches((255, 0, 0))
+            "√p<sub>s</sub>·p<sub>w</sub> in blue (Yang et al. 2016, Fig. 5), both on a linear "
+            "scale. "
+            + _swatches((255, 0, 0), scale=linear_intensity)
             + " "
-            + _swatches((0, 0, 255))
+            + _swatches((0, 0, 255), scale=linear_intensity)
         )
     if any("attention" in r for r in records):
         parts.append(
             "Attention A of each hop (rows) and their sum over hops, normalised (top row). "
             + _swatches((255, 0, 0))
-        )
-    if parts:
-        parts[-1] += (
-            " Attention colour scale, fixed and the same for every document: intensity "
+            + " Attention colour scale, fixed and the same for every document: intensity "
             "√weight, white at 0."
         )
     if any(not _has_attention(r) for r in records):
@@ -499,8 +514,8 @@ def _wrapped(widths: list[float], width: float = _LINE_WIDTH) -> list[tuple[int,
 def _layout(record: dict) -> list[tuple[str, list[tuple[str, tuple, float]]]]:
     """Rows of the figure: (row label, [(cell text, RGBA colour, cell width)])."""
 
-    def shade(colour, weight):
-        return (*(c / 255 for c in colour), intensity(weight))
+    def shade(colour, weight, scale=intensity):
+        return (*(c / 255 for c in colour), scale(weight))
 
     def signed(relative):
         colour, weight = _signed(relative)
@@ -521,10 +536,13 @@ def _layout(record: dict) -> list[tuple[str, list[tuple[str, tuple, float]]]]:
             value = sentence_values[s]
             swatch = (
                 f"{value:.2f}",
-                shade((255, 0, 0), value) if hierarchical else signed(value),
+                shade((255, 0, 0), value, linear_intensity) if hierarchical else signed(value),
                 _CELL_PADDING + 4 * _CHAR_WIDTH,
             )
-            colours = [shade((0, 0, 255), w) if hierarchical else signed(w) for w in weights]
+            colours = [
+                shade((0, 0, 255), w, linear_intensity) if hierarchical else signed(w)
+                for w in weights
+            ]
             widths = _cell_widths(tokens)
             for line, (start, end) in enumerate(_wrapped(widths, _LINE_WIDTH - swatch[2])):
                 cells = list(zip(tokens[start:end], colours[start:end], widths[start:end]))
@@ -571,14 +589,14 @@ def _layout(record: dict) -> list[tuple[str, list[tuple[str, tuple, float]]]]:
 
 def _colour_bars(fig, ax, record: dict) -> None:
     from matplotlib.cm import ScalarMappable
-    from matplotlib.colors import FuncNorm, LinearSegmentedColormap, PowerNorm
+    from matplotlib.colors import FuncNorm, LinearSegmentedColormap, Normalize, PowerNorm
 
     def ramp(colour):
         return LinearSegmentedColormap.from_list("", [(1, 1, 1), tuple(c / 255 for c in colour)])
 
     if "sentence_attention" in record:
         bars = [(ramp((255, 0, 0)), "sentence weight p_s"), (ramp((0, 0, 255)), "word √p_s·p_w")]
-        norm = PowerNorm(0.5, 0, 1)
+        norm = Normalize(0, 1)
     elif "attention" in record:
         bars, norm = [(ramp((255, 0, 0)), "attention weight (√ scale)")], PowerNorm(0.5, 0, 1)
     else:

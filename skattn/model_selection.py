@@ -10,13 +10,45 @@ are scikit-learn's; save ``best_estimator_`` with :func:`skattn.save`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from numbers import Real
 
 from sklearn.base import BaseEstimator
 from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit
 
-__all__ = ["learning_rate_search"]
+__all__ = ["LearningRateSearch", "learning_rate_search"]
+
+
+class LearningRateSearch(GridSearchCV):
+    """A :class:`~sklearn.model_selection.GridSearchCV` over ``lr`` that warns
+    when the best rate is the smallest or the largest of its grid.
+
+    A best rate at an edge means the grid may not hold the best rate at
+    all: extend it past that edge. Built by :func:`learning_rate_search`;
+    parameters and attributes are GridSearchCV's.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> search = learning_rate_search(SelfAttentiveClassifier(), [0.001, 0.01])
+    >>> isinstance(search, GridSearchCV)
+    True
+    """
+
+    def fit(self, X, y=None, **params):
+        super().fit(X, y, **params)
+        rates = sorted(self.param_grid["lr"])
+        best = self.best_params_["lr"]
+        if len(rates) > 1 and best in (rates[0], rates[-1]):
+            side = "smallest" if best == rates[0] else "largest"
+            warnings.warn(
+                f"the best learning rate, {best}, is the {side} of the grid {rates}: a rate "
+                f"beyond it may be better; extend the grid past {best}.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self
 
 
 def learning_rate_search(
@@ -48,9 +80,10 @@ def learning_rate_search(
 
     Returns
     -------
-    GridSearchCV
-        Not fitted; ``fit(X, y)`` tries each rate, then refits the best on
-        all of ``X``.
+    LearningRateSearch
+        A GridSearchCV, not fitted; ``fit(X, y)`` tries each rate, then
+        refits the best on all of ``X``, and warns when the best rate is at
+        an edge of the grid.
 
     Raises
     ------
@@ -63,10 +96,10 @@ def learning_rate_search(
     >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
     >>> y = ["pos", "pos", "neg", "neg"] * 8
     >>> search = learning_rate_search(
-    ...     SelfAttentiveClassifier(max_epochs=20, random_state=0), [0.01, 0.03],
+    ...     SelfAttentiveClassifier(max_epochs=20, random_state=0), [0.003, 0.01, 0.03],
     ...     validation_fraction=0.25,
     ... ).fit(X, y)
-    >>> search.best_params_["lr"] in (0.01, 0.03)
+    >>> search.best_params_["lr"] in (0.003, 0.01, 0.03)
     True
     >>> search.best_estimator_.predict(["great", "bad"]).tolist()
     ['pos', 'neg']
@@ -79,7 +112,7 @@ def learning_rate_search(
     split = StratifiedShuffleSplit(
         n_splits=1, test_size=validation_fraction, random_state=random_state
     )
-    return GridSearchCV(
+    return LearningRateSearch(
         estimator,
         {"lr": rates},
         cv=split,

@@ -47,6 +47,7 @@ __all__ = [
     "OPTIMIZERS",
     "AttentionNet",
     "AttentionRegressionNet",
+    "GradientValueClipping",
     "NetConfig",
     "RestoreLastEpoch",
     "build_net",
@@ -362,6 +363,34 @@ def warmup_then(decay: str, warmup_epochs: int, max_epochs: int):
     return _WarmupCosine, {"warmup_epochs": warmup_epochs, "decay_epochs": decay_epochs}
 
 
+class GradientValueClipping(Callback):
+    """Clip every gradient element to [−value, value] before each step.
+
+    Lin et al.'s code clips this way (element by element) where skorch's
+    :class:`~skorch.callbacks.GradientNormClipping` bounds the global norm.
+
+    Parameters
+    ----------
+    value : float
+
+    Examples
+    --------
+    >>> weight = torch.nn.Parameter(torch.zeros(3))
+    >>> weight.grad = torch.tensor([-2.0, 0.1, 3.0])
+    >>> class Net:
+    ...     module_ = torch.nn.ParameterList([weight])
+    >>> GradientValueClipping(0.5).on_grad_computed(Net(), [("w", weight)])
+    >>> weight.grad.tolist()
+    [-0.5, 0.10000000149011612, 0.5]
+    """
+
+    def __init__(self, value: float):
+        self.value = value
+
+    def on_grad_computed(self, net, named_parameters, **kwargs):
+        torch.nn.utils.clip_grad_value_((p for _, p in named_parameters), self.value)
+
+
 class _WarmupCosine(SequentialLR):
     """Linear warm-up for ``warmup_epochs``, then cosine decay over ``decay_epochs``."""
 
@@ -459,6 +488,7 @@ class NetConfig:
     momentum: float = 0.9
     weight_decay: float = 0.0
     clip_grad_norm: float | None = None
+    clip_grad_value: float | None = None
     lr_schedule: str = "constant"
     warmup_epochs: int = 0
     early_stopping: bool = False
@@ -610,12 +640,16 @@ def training_callbacks(config: NetConfig) -> list[tuple[str, Callback]]:
     --------
     >>> [name for name, _ in training_callbacks(NetConfig(clip_grad_norm=1.0))]
     ['restore_last_epoch', 'clip']
+    >>> [name for name, _ in training_callbacks(NetConfig(clip_grad_value=0.5))]
+    ['restore_last_epoch', 'clip_value']
     >>> [name for name, _ in training_callbacks(NetConfig(lr_schedule="cosine"))]
     ['restore_last_epoch', 'lr_schedule']
     """
     callbacks: list[tuple[str, Callback]] = [("restore_last_epoch", RestoreLastEpoch())]
     if config.clip_grad_norm is not None:
         callbacks.append(("clip", GradientNormClipping(config.clip_grad_norm)))
+    if config.clip_grad_value is not None:
+        callbacks.append(("clip_value", GradientValueClipping(config.clip_grad_value)))
     schedule = warmup_then(config.lr_schedule, config.warmup_epochs, config.max_epochs)
     user_types = user_callback_types(config.callbacks)
     if schedule is not None and not any(issubclass(t, LRScheduler) for t in user_types):

@@ -50,6 +50,7 @@ class SelfAttentiveRegressor(SelfAttentiveModel, AttentionRegressorBase):
     %(momentum)s
     %(weight_decay)s
     %(clip_grad_norm)s
+    %(clip_grad_value)s
     %(lr_schedule)s
     %(warmup_epochs)s
     %(early_stopping)s
@@ -116,6 +117,7 @@ class SelfAttentiveRegressor(SelfAttentiveModel, AttentionRegressorBase):
         momentum: float = 0.9,
         weight_decay: float = 0.0,
         clip_grad_norm: float | None = 0.5,
+        clip_grad_value: float | None = None,
         lr_schedule: str = "cosine",
         warmup_epochs: int = 0,
         early_stopping: bool = False,
@@ -158,6 +160,7 @@ class SelfAttentiveRegressor(SelfAttentiveModel, AttentionRegressorBase):
         self.momentum = momentum
         self.weight_decay = weight_decay
         self.clip_grad_norm = clip_grad_norm
+        self.clip_grad_value = clip_grad_value
         self.lr_schedule = lr_schedule
         self.warmup_epochs = warmup_epochs
         self.early_stopping = early_stopping
@@ -201,6 +204,7 @@ class HierarchicalAttentionRegressor(HierarchicalAttentionModel, AttentionRegres
     %(momentum)s
     %(weight_decay)s
     %(clip_grad_norm)s
+    %(clip_grad_value)s
     %(lr_schedule)s
     %(warmup_epochs)s
     %(early_stopping)s
@@ -265,6 +269,7 @@ class HierarchicalAttentionRegressor(HierarchicalAttentionModel, AttentionRegres
         momentum: float = 0.9,
         weight_decay: float = 0.0,
         clip_grad_norm: float | None = 5.0,
+        clip_grad_value: float | None = None,
         lr_schedule: str = "cosine",
         warmup_epochs: int = 0,
         early_stopping: bool = False,
@@ -307,6 +312,7 @@ class HierarchicalAttentionRegressor(HierarchicalAttentionModel, AttentionRegres
         self.momentum = momentum
         self.weight_decay = weight_decay
         self.clip_grad_norm = clip_grad_norm
+        self.clip_grad_value = clip_grad_value
         self.lr_schedule = lr_schedule
         self.warmup_epochs = warmup_epochs
         self.early_stopping = early_stopping

@@ -84,7 +84,8 @@ def test_table_2_names_are_the_five_baselines():
 def test_bag_of_means_has_the_papers_sizes():
     bag = linear_baselines()["bag_of_means"].named_steps["bagofmeans"]
     assert (bag.vector_size, bag.n_means, bag.min_count) == (300, 5000, 6)
-    few = BagOfMeans(vector_size=4, n_means=5000, min_count=1, epochs=1).fit(["a b c"] * 3)
+    with pytest.warns(UserWarning, match="every word is its own mean"):
+        few = BagOfMeans(vector_size=4, n_means=5000, min_count=1, epochs=1).fit(["a b c"] * 3)
     assert few.n_means_ == 3  # never more means than words
 
 

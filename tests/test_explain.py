@@ -221,3 +221,25 @@ def test_figure_words_never_run_into_each_other(record):
         row.sort()
         for (_, right), (left, _) in zip(row, row[1:]):
             assert right <= left + 0.5  # pixels: touching at most, never overlapping
+
+
+def test_han_colours_are_the_papers_figure_5_values_on_a_linear_scale():
+    import re
+
+    from skattn.explain import Explanations
+
+    # p_s = 0.25 and p_w = 0.5: the word's Fig. 5 value is √0.25 · 0.5 = 0.25,
+    # drawn at intensity 0.25 (a second square root would draw it at 0.5).
+    record = {
+        "sentences": [["dull", "film"], ["fine"]],
+        "sentence_attention": np.array([0.25, 0.75]),
+        "word_attention": [np.array([0.5, 0.5]), np.array([1.0])],
+        "prediction": "neg",
+        "proba": np.array([0.8, 0.2]),
+    }
+    page = Explanations([record]).to_html()
+    shades = dict(re.findall(r'data-weight="([0-9.]+)"[^>]*rgba\(0,0,255,([0-9.]+)\)', page))
+    assert float(shades["0.250000"]) == pytest.approx(0.25)
+    assert float(shades["0.866025"]) == pytest.approx(np.sqrt(0.75) * 1.0, abs=1e-3)
+    sentence = dict(re.findall(r'data-weight="([0-9.]+)"[^>]*rgba\(255,0,0,([0-9.]+)\)', page))
+    assert float(sentence["0.250000"]) == pytest.approx(0.25)

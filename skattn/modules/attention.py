@@ -128,9 +128,15 @@ class StructuredSelfAttention(nn.Module):
         self.ws2 = nn.Linear(attention_dim, hops, bias=False)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, states: torch.Tensor, mask: torch.Tensor):
-        """Return M (batch, hops, dim) and A (batch, hops, time)."""
-        scores = self.ws2(self.dropout(torch.tanh(self.ws1(states)))).transpose(1, 2)
+    def forward(self, states: torch.Tensor, mask: torch.Tensor, scored: torch.Tensor | None = None):
+        """Return M (batch, hops, dim) and A (batch, hops, time).
+
+        ``scored``, optional: the states A is computed from, when they differ
+        from the states M averages (the authors drop out H on the path into
+        W_s1 only).
+        """
+        scored = states if scored is None else scored
+        scores = self.ws2(self.dropout(torch.tanh(self.ws1(scored)))).transpose(1, 2)
         attention = masked_softmax(scores, mask.unsqueeze(1), dim=-1)
         return attention @ states, attention
 

@@ -59,8 +59,9 @@ class SelfAttentiveNet(nn.Module):
         The dropout rate, applied where ``dropout_placement`` says.
     dropout_placement : {"embeddings", "authors"}, default="embeddings"
         "embeddings": on the word embeddings, on M and on the hidden layer;
-        "authors": where the authors' code puts it, on H, on
-        tanh(W_s1 Hᵀ), on M and on the hidden layer.
+        "authors": where the authors' code puts it, on H where it enters
+        W_s1 (M = A H is built from H itself), on tanh(W_s1 Hᵀ), on M and on
+        the hidden layer.
     padding_idx : int, default=0
         The token id of padding (its embedding stays zero).
     subword_buckets : int, default=0
@@ -136,8 +137,9 @@ class SelfAttentiveNet(nn.Module):
         if token_scale is not None:
             embedded = embedded * token_scale[:, :width, None]
         states = self.encoder(self.embedding_dropout(embedded), lengths)
-        states = self.state_dropout(states)
-        embedding, attention = self.attention(states, length_mask(lengths, tokens.shape[1]))
+        mask = length_mask(lengths, tokens.shape[1])
+        # "authors": H is dropped on its way into W_s1 only; M = A H keeps all of H.
+        embedding, attention = self.attention(states, mask, scored=self.state_dropout(states))
         if self.pooling == "flatten":
             pooled = embedding.flatten(1)
         elif self.pooling == "max":
