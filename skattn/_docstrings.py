@@ -122,7 +122,7 @@ max_epochs : int or "auto", default={default}
     (self-attentive 8, HAN 5, tuned on sentence_polarity's 8,530 training
     snippets), scaled up for smaller training sets by how many fewer
     documents, or fewer tokens if that ratio is smaller, they hold (at most
-    4×; :mod:`skattn.epochs`). ``choices_["max_epochs"]`` says what was
+    2×; :mod:`skattn.epochs`). ``choices_["max_epochs"]`` says what was
     chosen and why.
 """,
     "batch_size": """

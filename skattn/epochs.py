@@ -10,11 +10,12 @@ reference, in documents and in tokens, whichever is *less* small (a
 corpus of few but long documents, such as movie reviews, holds plenty of
 text and keeps the base):
 
-    epochs = round(base × clip(min(8,530 / documents, 187,600 / tokens), 1, 4))
+    epochs = round(base × clip(min(8,530 / documents, 187,600 / tokens), 1, 2))
 
 Corpora as large as the reference or larger keep the base; none gets more
-than four times it. The estimator's ``choices_["max_epochs"]`` records the
-value and the reason.
+than twice it (four times cost HAN accuracy on small corpora; see
+*Results*). The estimator's ``choices_["max_epochs"]`` records the value
+and the reason.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ __all__ = ["MAX_FACTOR", "REFERENCE_DOCUMENTS", "REFERENCE_TOKENS", "EpochChoice
 REFERENCE_DOCUMENTS = 8_530
 REFERENCE_TOKENS = 187_600
 #: The most ``"auto"`` multiplies a model's base epochs by.
-MAX_FACTOR = 4.0
+MAX_FACTOR = 2.0
 
 
 @dataclass(frozen=True)

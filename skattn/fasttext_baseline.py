@@ -18,12 +18,18 @@ has the measurements).
 ``bucket × dim`` must be at least 2**23 float32 cells and ``word_ngrams``
 at least 2: with one thread, fastText 0.9 initialises only part of a
 smaller input matrix (fits then differ from run to run); see RESULTS.md.
+For the same reason training runs in a fresh Python process
+(:mod:`skattn._fasttext_worker`), whose memory is new, and the model comes
+back through fastText's own file format.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from numbers import Integral, Real
@@ -75,6 +81,22 @@ def _import_fasttext():
             "(or pip install fasttext-numpy2-wheel)."
         ) from error
     return fasttext
+
+
+def _train_in_a_fresh_process(train_path: str, model_path: str, options: dict) -> None:
+    """Run fastText's training in a new Python process (:mod:`skattn._fasttext_worker`).
+
+    With one thread fastText 0.9 initialises a tenth of its input matrix
+    and leaves the rest as the allocator hands it over: fresh (zeroed)
+    memory in a new process, but possibly memory this long-running
+    process freed earlier, which made fits differ from run to run.
+    """
+    command = [sys.executable, "-m", "skattn._fasttext_worker", train_path, model_path]
+    done = subprocess.run(
+        [*command, json.dumps(options)], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"fastText training failed: {done.stderr.strip()[-2000:]}")
 
 
 class FastTextClassifier(ClassifierMixin, BaseEstimator):
@@ -228,19 +250,21 @@ class FastTextClassifier(ClassifierMixin, BaseEstimator):
             with open(path, "w", encoding="utf-8") as handle:
                 for row in order:
                     handle.write(f"{_LABEL}{encoded[row]} {lines[row]}\n")
-            self.model_ = fasttext.train_supervised(
-                path,
-                label=_LABEL,
-                wordNgrams=self.word_ngrams,
-                epoch=self.epoch_,
-                lr=self.lr,
-                dim=self.dim,
-                minCount=self.min_count,
-                bucket=self.bucket,
-                thread=self.thread,
-                seed=seed,
-                verbose=0,
-            )
+            options = {
+                "label": _LABEL,
+                "wordNgrams": self.word_ngrams,
+                "epoch": self.epoch_,
+                "lr": self.lr,
+                "dim": self.dim,
+                "minCount": self.min_count,
+                "bucket": self.bucket,
+                "thread": self.thread,
+                "seed": seed,
+                "verbose": 0,
+            }
+            model_path = os.path.join(folder, "model.bin")
+            _train_in_a_fresh_process(path, model_path, options)
+            self.model_ = fasttext.load_model(model_path)
         # The column of predict_proba for each of fastText's labels.
         self.label_columns_ = np.array([int(label[len(_LABEL) :]) for label in self.model_.labels])
         return self

@@ -81,17 +81,17 @@ def test_classes_of_any_type_and_probabilities_in_their_order(labels):
 
 
 def test_training_file_is_fasttext_format_in_a_private_folder_removed_after(monkeypatch):
-    import fasttext
+    from skattn import fasttext_baseline
 
     seen = {}
-    train = fasttext.train_supervised
+    train = fasttext_baseline._train_in_a_fresh_process
 
-    def spy(path, **options):
+    def spy(path, model_path, options):
         with open(path, encoding="utf-8") as handle:
             seen.update(path=path, lines=handle.read().splitlines(), options=options)
-        return train(path, **options)
+        return train(path, model_path, options)
 
-    monkeypatch.setattr(fasttext, "train_supervised", spy)
+    monkeypatch.setattr(fasttext_baseline, "_train_in_a_fresh_process", spy)
     X = ["Good, film!", "two\nlines", "__label__9 sneaky", ""] * 5
     y = ["b", "a", "a", "b"] * 5
     small(random_state=11).fit(X, y)
@@ -170,3 +170,10 @@ def test_auto_epochs_make_enough_updates_on_small_corpora():
     assert FastTextClassifier(random_state=0).fit(X, y).epoch_ == 40_000 // 100
     assert FastTextClassifier(random_state=0).fit(X * 100, y * 100).epoch_ == 5
     assert FastTextClassifier(epoch=3, random_state=0).fit(X, y).epoch_ == 3
+
+
+def test_a_failed_training_names_fastText_error(tmp_path):
+    from skattn.fasttext_baseline import _train_in_a_fresh_process
+
+    with pytest.raises(RuntimeError, match="fastText training failed"):
+        _train_in_a_fresh_process(str(tmp_path / "missing.txt"), str(tmp_path / "m.bin"), {})
