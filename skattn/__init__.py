@@ -18,6 +18,7 @@ _PUBLIC = {
     "SelfAttentiveClassifier": "skattn.classifiers",
     "SelfAttentiveRegressor": "skattn.regressors",
     "SelfAttentiveEmbedder": "skattn.embedders",
+    "SelfAttentivePairClassifier": "skattn.pair_classifier",
     "TextEncoder": "skattn.text",
     "load": "skattn.persistence",
     "save": "skattn.persistence",
@@ -29,6 +30,7 @@ __all__ = [
     "SelfAttentiveClassifier",
     "SelfAttentiveRegressor",
     "SelfAttentiveEmbedder",
+    "SelfAttentivePairClassifier",
     "TextEncoder",
     "__version__",
     "load",
@@ -38,6 +40,7 @@ __all__ = [
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
     from skattn.embedders import SelfAttentiveEmbedder
+    from skattn.pair_classifier import SelfAttentivePairClassifier
     from skattn.persistence import load, save
     from skattn.regressors import HierarchicalAttentionRegressor, SelfAttentiveRegressor
     from skattn.text import TextEncoder

@@ -289,6 +289,11 @@ choices_ : dict
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ ]*)%\((?P<name>\w+)\)s$", re.MULTILINE)
 
 
+def _name(block: str) -> str:
+    """The parameter a docstring block documents (``name : type, default=...``)."""
+    return block.split(" :", 1)[0].strip()
+
+
 def _shown(default) -> str:
     return f'"{default}"' if isinstance(default, str) else repr(default)
 
@@ -321,7 +326,12 @@ def fill_shared_docs(cls: type) -> type:
         text = _ENTRIES[name].strip("\n")
         if "{default}" in text:
             text = text.replace("{default}", _shown(defaults[name]))
-        # Entries that document several parameters name each one's default.
+        # Entries that document several parameters name each one's default;
+        # a parameter the class does not take is left out.
+        blocks = re.split(r"\n(?=\S)", text)
+        text = "\n".join(
+            block for block in blocks if "{default:" not in block or _name(block) in defaults
+        )
         text = re.sub(r"\{default:(\w+)\}", lambda m: _shown(defaults[m.group(1)]), text)
         return textwrap.indent(text, match.group("indent"))
 

@@ -260,6 +260,31 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         """The ``targets`` of ``_adopt`` that ``state`` describes."""
         raise NotImplementedError
 
+    # -- input: one text per sample (pair estimators override these) ---------
+    def _check_input(self, X: Any) -> list:
+        """``X`` validated: a list with one sample (here a str) per row."""
+        return check_text_input(X)
+
+    def _fit_encode(self, encoder: TextEncoder, X: list) -> EncodedCorpus:
+        """Fit ``encoder`` on validated samples and encode them."""
+        return encoder.fit_encode(X, validated=True)
+
+    def _encode_input(self, encoder: TextEncoder, X: list) -> EncodedCorpus:
+        """Encode validated samples with a fitted ``encoder``."""
+        return encoder.encode(X, validated=True)
+
+    def _dataset(self, corpus, y=None, sample_weight=None) -> DocumentDataset:
+        """The network's dataset over an encoded corpus."""
+        return DocumentDataset(corpus, y, sample_weight, hierarchical=self._hierarchical)
+
+    def _texts(self, X: list) -> list[str]:
+        """The texts of samples (word vectors learn from their sentences)."""
+        return X
+
+    def _vector_corpus(self, encoder: TextEncoder, X: list, corpus) -> EncodedCorpus:
+        """The encoded texts count-based word vectors learn from."""
+        return corpus
+
     # -- fitting -------------------------------------------------------------
     def fit(self, X: Sequence[str], y: Sequence[Any], sample_weight=None):
         """Fit the vocabulary and train the network.
@@ -282,7 +307,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         check_embeddings_source(self.embeddings, self.embedding_dim)
         check_net_params(self.net_params)
         device = resolve_device(self.device)
-        X = check_text_input(X)
+        X = self._check_input(X)
         y = self._check_targets(y, len(X))
         weights = None if sample_weight is None else check_sample_weight(sample_weight, len(X))
         warm = self.warm_start and hasattr(self, "net_")
@@ -300,13 +325,8 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
             stack.enter_context(torch_threads(self.threads))
             stack.enter_context(seeded(seed, device))
             encoder = self.encoder_ if warm else self.build_encoder()
-            if warm:
-                corpus = encoder.encode(X, validated=True)
-            else:
-                corpus = encoder.fit_encode(X, validated=True)
-            dataset = DocumentDataset(
-                corpus, y_encoded, weights, hierarchical=self._hierarchical
-            ).subset(order)
+            corpus = self._encode_input(encoder, X) if warm else self._fit_encode(encoder, X)
+            dataset = self._dataset(corpus, y_encoded, weights).subset(order)
             train, valid = self._split(dataset, seed)
             checkpoint_dir = None
             if valid is not None:
@@ -331,11 +351,13 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                 initial = initial_vectors(
                     self.embeddings,
                     encoder,
-                    corpus,
+                    self._vector_corpus(encoder, X, corpus),
                     self.embedding_dim,
                     seed,
                     sentences=lambda: [
-                        s for doc in encoder.tokenize([X[i] for i in order]) for s in doc
+                        s
+                        for doc in encoder.tokenize(self._texts([X[i] for i in order]))
+                        for s in doc
                     ],
                 )
                 vectors, coverage = initial.matrix, initial.coverage
@@ -576,9 +598,9 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         [1]
         """
         check_is_fitted(self, "net_")
-        corpus = self.encoder_.encode(X)
+        corpus = self._encode_input(self.encoder_, self._check_input(X))
         y_encoded = None if y is None else self._encode_fitted_targets(y, len(corpus))
-        return DocumentDataset(corpus, y_encoded, hierarchical=self._hierarchical)
+        return self._dataset(corpus, y_encoded)
 
     def _encode_fitted_targets(self, y: Any, n_samples: int) -> np.ndarray:
         """``y`` for documents after ``fit``, encoded as the network trains on it."""
@@ -613,14 +635,14 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         >>> outputs["logits"].shape, [a.shape for a in outputs["attention"]]
         ((2, 2), [(4, 2), (4, 1)])
         """
-        return self._outputs(check_text_input(X), fields)
+        return self._outputs(self._check_input(X), fields)
 
     def _outputs(self, X: list[str], fields: Sequence[str], corpus=None) -> dict[str, Any]:
         """Module outputs for validated documents ``X`` (or their ``corpus``, already encoded)."""
         check_is_fitted(self, "net_")
         if corpus is None:
-            corpus = self.encoder_.encode(X, validated=True)
-        dataset = DocumentDataset(corpus, hierarchical=self._hierarchical)
+            corpus = self._encode_input(self.encoder_, X)
+        dataset = self._dataset(corpus)
         with torch_threads(self.threads):
             return self.net_.predict_outputs(dataset, fields)
 
@@ -849,7 +871,7 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         """
         check_is_fitted(self, "net_")
         y = as_label_array(y)
-        check_same_length(len(check_text_input(X)), y)
+        check_same_length(len(self._check_input(X)), y)
         check_known_labels(y, self.classes_)
         return super().score(X, y, sample_weight=sample_weight)
 

@@ -17,6 +17,11 @@ Hierarchical documents::
      "prediction", "proba", ["true_label"],
      ["sentence_attention": ndarray (n_sentences,), "word_attention": [ndarray, ...]]}
 
+A sentence pair's record (:class:`~skattn.SelfAttentivePairClassifier`,
+``method="attention"``) describes its first text as above and its second
+text under ``"second"`` (``tokens``, ``scores``, ``attention``); the page
+shows both.
+
 ``scores`` rank the tokens for the predicted class (positive: the token
 supports it). A regressor's records hold its predicted value as
 ``prediction`` and no ``proba``; their scores are for that value (positive:
@@ -393,6 +398,8 @@ def to_html(records: list[dict], title: str = "skattn explanations", faithfulnes
             inner = _hierarchical_html(record)
         elif "attention" in record:
             inner = _self_attentive_html(record)
+            if "second" in record:  # a sentence pair: the second text's attention below
+                inner += _self_attentive_html(record["second"])
         else:
             inner = _scores_html(record)
         body.append(f'<div class="doc" id="doc{i}">{_header(record)}{inner}</div>')

@@ -40,6 +40,7 @@ from torch.optim.lr_scheduler import CosineAnnealingLR, LambdaLR, SequentialLR
 from torch.utils.data import DataLoader
 
 from skattn.data import BucketBatchSampler, DocumentDataset
+from skattn.pair_data import PairDataset
 from skattn.utils.runtime import resolve_device
 
 __all__ = [
@@ -121,7 +122,7 @@ class _AttentionNetMixin:
         return loss
 
     def get_iterator(self, dataset, training=False):
-        if not isinstance(dataset, DocumentDataset):
+        if not isinstance(dataset, (DocumentDataset, PairDataset)):
             return super().get_iterator(dataset, training=training)
         # The user's iterator_train__*/iterator_valid__* (num_workers, ...),
         # without the batching arguments that skorch injects.
@@ -192,11 +193,12 @@ class _AttentionNetMixin:
         """
         collected: dict[str, list] = {field: [None] * len(dataset) for field in fields}
         for rows, X, output in self._iter_outputs(dataset):
-            lengths = X["lengths"].cpu().numpy()
             for field in fields:
                 values = getattr(output, field).cpu().numpy()
                 if field in PER_DOCUMENT:
-                    values = PER_DOCUMENT[field](values, lengths)
+                    # A pair's second text has its own lengths (``lengths_b``).
+                    lengths = X["lengths_b" if field.endswith("_b") else "lengths"]
+                    values = PER_DOCUMENT[field](values, lengths.cpu().numpy())
                 for row, value in zip(rows, values):
                     collected[field][row] = value
         return {
@@ -274,6 +276,7 @@ def _word_attention_per_document(attention, lengths) -> list[list[np.ndarray]]:
 #: given the batch's ``lengths`` (tokens per document, or words per sentence).
 PER_DOCUMENT: dict[str, Callable[[np.ndarray, np.ndarray], list]] = {
     "attention": _attention_per_document,
+    "attention_b": _attention_per_document,
     "sentence_attention": _sentence_attention_per_document,
     "word_attention": _word_attention_per_document,
 }

@@ -56,6 +56,7 @@ from skattn._version import __version__
 from skattn.base import FittedState, WeightsMismatchError
 from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.embedders import SelfAttentiveEmbedder
+from skattn.pair_classifier import SelfAttentivePairClassifier
 from skattn.regressors import HierarchicalAttentionRegressor, SelfAttentiveRegressor
 from skattn.utils.params import InvalidParameterError
 from skattn.utils.runtime import resolve_device
@@ -71,6 +72,7 @@ ESTIMATORS = {
         SelfAttentiveRegressor,
         HierarchicalAttentionRegressor,
         SelfAttentiveEmbedder,
+        SelfAttentivePairClassifier,
     )
 }
 #: Code parameters without which a loaded model cannot read text.

@@ -138,6 +138,8 @@ def available_models(
     ('attention model', 'lines', 3)
     >>> models["mean_word2vec"].kind
     'tuned baseline'
+    >>> models["han_paper"]().embedding_dim  # HierarchicalAttentionClassifier.from_paper()
+    200
     """
     quick_params = {"max_epochs": 2, "embedding_dim": 50} if quick else {}
     han_params = {} if sentence_split is None else {"sentence_split": sentence_split}
@@ -173,6 +175,20 @@ def available_models(
             models[f"{name}_vectors"] = attention(
                 cls, embeddings=vectors, embedding_dim=vectors_dim
             )
+    # The papers' presets (each paper's recipe; see from_paper).
+    for name, cls in [
+        ("self_attentive_paper", SelfAttentiveClassifier),
+        ("han_paper", HierarchicalAttentionClassifier),
+    ]:
+        preset = cls.from_paper()
+        # Only the settings the preset has (a self-attentive model has no sentences).
+        overrides = {k: v for k, v in {**han_params, **quick_params}.items() if hasattr(preset, k)}
+        models[name] = ModelEntry(
+            lambda cls=cls, overrides=overrides: set_random_state(
+                cls.from_paper(**overrides), random_state
+            ),
+            ATTENTION_MODEL,
+        )
     # The paper's names for the hierarchical variants.
     models.update(
         {"HN-ATT": models["han"], "HN-AVE": models["han_ave"], "HN-MAX": models["han_max"]}

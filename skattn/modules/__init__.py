@@ -11,6 +11,7 @@ from skattn.modules.attention import (
 )
 from skattn.modules.encoders import BiRNNEncoder, SubwordEmbedding
 from skattn.modules.hierarchical import HierarchicalAttentionNet, HierarchicalOutput
+from skattn.modules.pair import PairOutput, SelfAttentivePairNet
 from skattn.modules.self_attentive import SelfAttentiveNet, SelfAttentiveOutput
 
 __all__ = [
@@ -18,9 +19,11 @@ __all__ = [
     "ContextAttention",
     "HierarchicalAttentionNet",
     "HierarchicalOutput",
+    "PairOutput",
     "SequencePooling",
     "SelfAttentiveNet",
     "SelfAttentiveOutput",
+    "SelfAttentivePairNet",
     "StructuredSelfAttention",
     "SubwordEmbedding",
     "attention_penalty",

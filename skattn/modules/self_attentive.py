@@ -114,6 +114,27 @@ class SelfAttentiveNet(nn.Module):
             nn.Linear(mlp_hidden, n_classes),
         )
 
+    def encode(
+        self,
+        tokens: torch.Tensor,
+        lengths: torch.Tensor,
+        subwords: torch.Tensor | None = None,
+        token_scale: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The sentence embedding M (batch, hops, 2u) and the attention A (batch, hops, time)."""
+        width = int(lengths.max())
+        tokens = tokens[:, :width]
+        embedded = self.embedding(tokens)
+        # getattr: networks pickled before skattn 0.3 have no such attribute.
+        if getattr(self, "subword_embedding", None) is not None and subwords is not None:
+            embedded = embedded + self.subword_embedding(subwords[:, :width])
+        if token_scale is not None:
+            embedded = embedded * token_scale[:, :width, None]
+        states = self.encoder(self.embedding_dropout(embedded), lengths)
+        mask = length_mask(lengths, tokens.shape[1])
+        # "authors": H is dropped on its way into W_s1 only; M = A H keeps all of H.
+        return self.attention(states, mask, scored=self.state_dropout(states))
+
     def forward(
         self,
         tokens: torch.Tensor,
@@ -128,18 +149,7 @@ class SelfAttentiveNet(nn.Module):
         optional, multiplies each token's vector: gradient-based
         explanations differentiate with respect to it.
         """
-        width = int(lengths.max())
-        tokens = tokens[:, :width]
-        embedded = self.embedding(tokens)
-        # getattr: networks pickled before skattn 0.3 have no such attribute.
-        if getattr(self, "subword_embedding", None) is not None and subwords is not None:
-            embedded = embedded + self.subword_embedding(subwords[:, :width])
-        if token_scale is not None:
-            embedded = embedded * token_scale[:, :width, None]
-        states = self.encoder(self.embedding_dropout(embedded), lengths)
-        mask = length_mask(lengths, tokens.shape[1])
-        # "authors": H is dropped on its way into W_s1 only; M = A H keeps all of H.
-        embedding, attention = self.attention(states, mask, scored=self.state_dropout(states))
+        embedding, attention = self.encode(tokens, lengths, subwords, token_scale)
         if self.pooling == "flatten":
             pooled = embedding.flatten(1)
         elif self.pooling == "max":
