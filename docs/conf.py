@@ -49,9 +49,13 @@ autodoc_default_options = {
         [
             "BaseEstimator",
             "ClassifierMixin",
+            "RegressorMixin",
             "Module",
             "NeuralNet",
             "NeuralNetClassifier",
+            "NeuralNetRegressor",
+            "GridSearchCV",
+            "BaseSearchCV",
             "Callback",
             "Dataset",
             "Sampler",

@@ -1,7 +1,8 @@
 """One source for the documentation of the parameters the attention estimators share.
 
 A class docstring names a shared parameter by a line holding only
-``%(name)s`` (indented like the other entries); :func:`fill_shared_docs`
+``%(name)s`` (indented like the other entries; ``%(training)s`` and
+``%(runtime)s`` stand for the groups in :data:`_GROUPS`); :func:`fill_shared_docs`
 replaces it by the entry below, with ``{default}`` (or, in an entry of
 several parameters, ``{default:name}``) taken from the class's own
 signature, so the documented default is always the real one.
@@ -256,7 +257,7 @@ net_ : skattn.net.AttentionNet
     "regressor_attributes": """
 n_outputs_ : int
     Outputs per document (columns of ``y``; 1 for a 1-D ``y``).
-target_mean_, target_scale_ : ndarray of shape (n_outputs_,)
+target_mean_, target_scale_ : ndarray of shape (n_outputs,)
     Each output's mean and standard deviation over the fit data (a
     constant output: scale 1). The network learns (y − mean) / scale;
     ``predict`` undoes it.
@@ -284,6 +285,31 @@ choices_ : dict
     ..., "why": ...}`` (for example which word vectors ``embeddings="auto"``
     took). Saved with the model.
 """,
+}
+
+#: Placeholders that stand for several entries, in this order.
+_GROUPS = {
+    "training": (
+        "max_epochs",
+        "batch_size",
+        "batch_tokens",
+        "lr",
+        "optimizer",
+        "momentum",
+        "weight_decay",
+        "clip_grad_norm",
+        "clip_grad_value",
+        "lr_schedule",
+        "warmup_epochs",
+        "early_stopping",
+        "validation_fraction",
+        "n_iter_no_change",
+        "checkpoint_dir",
+        "warm_start",
+        "callbacks",
+        "net_params",
+    ),
+    "runtime": ("device", "threads", "random_state", "verbose"),
 }
 
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ ]*)%\((?P<name>\w+)\)s$", re.MULTILINE)
@@ -323,6 +349,10 @@ def fill_shared_docs(cls: type) -> type:
 
     def entry(match: re.Match) -> str:
         name = match.group("name")
+        members = _GROUPS.get(name, (name,))
+        return "\n".join(entry_text(member, match.group("indent")) for member in members)
+
+    def entry_text(name: str, indent: str) -> str:
         text = _ENTRIES[name].strip("\n")
         if "{default}" in text:
             text = text.replace("{default}", _shown(defaults[name]))
@@ -333,7 +363,7 @@ def fill_shared_docs(cls: type) -> type:
             block for block in blocks if "{default:" not in block or _name(block) in defaults
         )
         text = re.sub(r"\{default:(\w+)\}", lambda m: _shown(defaults[m.group(1)]), text)
-        return textwrap.indent(text, match.group("indent"))
+        return textwrap.indent(text, indent)
 
     cls.__doc__ = _PLACEHOLDER.sub(entry, cls.__doc__)
     return cls

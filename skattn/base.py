@@ -978,3 +978,20 @@ class AttentionRegressorBase(RegressorMixin, AttentionEstimatorBase):
         """
         predictions = self._output_scores(self.document_outputs(X)["logits"])
         return predictions[:, 0] if self._target_ndim == 1 else predictions
+
+    def score(self, X: Sequence[str], y, sample_weight=None) -> float:
+        """R² of the predictions on ``(X, y)`` (averaged uniformly over several outputs).
+
+        Parameters
+        ----------
+        X : sequence of str
+        y : array-like of shape (n_documents,) or (n_documents, n_outputs)
+        sample_weight : array-like, optional
+
+        Returns
+        -------
+        float
+        """
+        check_is_fitted(self, "net_")
+        y = check_targets(y, len(self._check_input(X)))
+        return super().score(X, y, sample_weight=sample_weight)

@@ -32,29 +32,9 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
     %(max_vocab)s
     %(subword_buckets)s
     %(max_length)s
-    %(max_epochs)s
-    %(batch_size)s
-    %(batch_tokens)s
-    %(lr)s
-    %(optimizer)s
-    %(momentum)s
-    %(weight_decay)s
-    %(clip_grad_norm)s
-    %(clip_grad_value)s
-    %(lr_schedule)s
-    %(warmup_epochs)s
-    %(early_stopping)s
-    %(validation_fraction)s
-    %(n_iter_no_change)s
-    %(checkpoint_dir)s
-    %(warm_start)s
-    %(callbacks)s
-    %(net_params)s
+    %(training)s
     %(class_weight)s
-    %(device)s
-    %(threads)s
-    %(random_state)s
-    %(verbose)s
+    %(runtime)s
 
     Attributes
     ----------
@@ -187,29 +167,9 @@ class HierarchicalAttentionClassifier(HierarchicalAttentionModel, AttentionClass
     %(max_vocab)s
     %(subword_buckets)s
     %(hierarchical_text)s
-    %(max_epochs)s
-    %(batch_size)s
-    %(batch_tokens)s
-    %(lr)s
-    %(optimizer)s
-    %(momentum)s
-    %(weight_decay)s
-    %(clip_grad_norm)s
-    %(clip_grad_value)s
-    %(lr_schedule)s
-    %(warmup_epochs)s
-    %(early_stopping)s
-    %(validation_fraction)s
-    %(n_iter_no_change)s
-    %(checkpoint_dir)s
-    %(warm_start)s
-    %(callbacks)s
-    %(net_params)s
+    %(training)s
     %(class_weight)s
-    %(device)s
-    %(threads)s
-    %(random_state)s
-    %(verbose)s
+    %(runtime)s
 
     Attributes
     ----------

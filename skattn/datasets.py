@@ -459,8 +459,8 @@ def fetch_product_reviews(
     Bunch with ``data`` (list of str), ``target`` (ndarray), ``target_names``
     (empty for "strength"), ``DESCR``, ``products`` (the product of each
     sentence, its file name without ``.txt``), ``opinions`` (each sentence's
-    annotation, e.g. ``"use[+2]"``) and ``skipped_lines`` (``(product,
-    line)`` pairs); or ``(data, target)``.
+    annotation, e.g. ``"use[+2]"``) and ``skipped_lines``
+    (``(product, line)`` pairs); or ``(data, target)``.
 
     Examples
     --------

@@ -272,11 +272,11 @@ def _cell(weight: float, colour=(255, 0, 0), text: str | None = None) -> str:
     return f'<td class="{kind}" {_shaded(weight, colour)}>{html.escape(text or "")}</td>'
 
 
-def _self_attentive_html(record: dict) -> str:
+def _self_attentive_html(record: dict, label: str = "sum") -> str:
     # One table: the tokens (shaded by the summed attention) on the first
     # row, one row per hop below, so every cell sits under its token.
     tokens = (
-        "<tr><th>sum</th>"
+        f"<tr><th>{html.escape(label)}</th>"
         + "".join(_cell(w, text=t) for t, w in zip(record["tokens"], summed_attention(record)))
         + "</tr>"
     )
@@ -397,9 +397,12 @@ def to_html(records: list[dict], title: str = "skattn explanations", faithfulnes
         if "sentence_attention" in record:
             inner = _hierarchical_html(record)
         elif "attention" in record:
-            inner = _self_attentive_html(record)
-            if "second" in record:  # a sentence pair: the second text's attention below
-                inner += _self_attentive_html(record["second"])
+            if "second" in record:  # a sentence pair: each text's attention
+                inner = _self_attentive_html(record, "text 1") + _self_attentive_html(
+                    record["second"], "text 2"
+                )
+            else:
+                inner = _self_attentive_html(record)
         else:
             inner = _scores_html(record)
         body.append(f'<div class="doc" id="doc{i}">{_header(record)}{inner}</div>')

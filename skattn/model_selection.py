@@ -37,6 +37,19 @@ class LearningRateSearch(GridSearchCV):
     """
 
     def fit(self, X, y=None, **params):
+        """Try each rate on the validation split, refit the best on all of ``X``; warn at an edge.
+
+        Parameters
+        ----------
+        X : sequence of str
+        y : array-like
+        **params
+            Passed to the estimator's ``fit``.
+
+        Returns
+        -------
+        self
+        """
         super().fit(X, y, **params)
         rates = sorted(self.param_grid["lr"])
         best = self.best_params_["lr"]

@@ -42,28 +42,8 @@ class SelfAttentiveRegressor(SelfAttentiveModel, AttentionRegressorBase):
     %(max_vocab)s
     %(subword_buckets)s
     %(max_length)s
-    %(max_epochs)s
-    %(batch_size)s
-    %(batch_tokens)s
-    %(lr)s
-    %(optimizer)s
-    %(momentum)s
-    %(weight_decay)s
-    %(clip_grad_norm)s
-    %(clip_grad_value)s
-    %(lr_schedule)s
-    %(warmup_epochs)s
-    %(early_stopping)s
-    %(validation_fraction)s
-    %(n_iter_no_change)s
-    %(checkpoint_dir)s
-    %(warm_start)s
-    %(callbacks)s
-    %(net_params)s
-    %(device)s
-    %(threads)s
-    %(random_state)s
-    %(verbose)s
+    %(training)s
+    %(runtime)s
 
     Attributes
     ----------
@@ -196,28 +176,8 @@ class HierarchicalAttentionRegressor(HierarchicalAttentionModel, AttentionRegres
     %(max_vocab)s
     %(subword_buckets)s
     %(hierarchical_text)s
-    %(max_epochs)s
-    %(batch_size)s
-    %(batch_tokens)s
-    %(lr)s
-    %(optimizer)s
-    %(momentum)s
-    %(weight_decay)s
-    %(clip_grad_norm)s
-    %(clip_grad_value)s
-    %(lr_schedule)s
-    %(warmup_epochs)s
-    %(early_stopping)s
-    %(validation_fraction)s
-    %(n_iter_no_change)s
-    %(checkpoint_dir)s
-    %(warm_start)s
-    %(callbacks)s
-    %(net_params)s
-    %(device)s
-    %(threads)s
-    %(random_state)s
-    %(verbose)s
+    %(training)s
+    %(runtime)s
 
     Attributes
     ----------
