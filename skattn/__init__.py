@@ -18,7 +18,8 @@ _PUBLIC = {
     "SelfAttentiveClassifier": "skattn.classifiers",
     "SelfAttentiveRegressor": "skattn.regressors",
     "SelfAttentiveEmbedder": "skattn.embedders",
-    "SelfAttentivePairClassifier": "skattn.pair_classifier",
+    "SelfAttentivePairClassifier": "skattn.pair_models",
+    "SelfAttentivePairRegressor": "skattn.pair_models",
     "TextEncoder": "skattn.text",
     "load": "skattn.persistence",
     "save": "skattn.persistence",
@@ -31,6 +32,7 @@ __all__ = [
     "SelfAttentiveRegressor",
     "SelfAttentiveEmbedder",
     "SelfAttentivePairClassifier",
+    "SelfAttentivePairRegressor",
     "TextEncoder",
     "__version__",
     "load",
@@ -40,7 +42,7 @@ __all__ = [
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
     from skattn.embedders import SelfAttentiveEmbedder
-    from skattn.pair_classifier import SelfAttentivePairClassifier
+    from skattn.pair_models import SelfAttentivePairClassifier, SelfAttentivePairRegressor
     from skattn.persistence import load, save
     from skattn.regressors import HierarchicalAttentionRegressor, SelfAttentiveRegressor
     from skattn.text import TextEncoder

@@ -56,7 +56,7 @@ from skattn._version import __version__
 from skattn.base import FittedState, WeightsMismatchError
 from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.embedders import SelfAttentiveEmbedder
-from skattn.pair_classifier import SelfAttentivePairClassifier
+from skattn.pair_models import SelfAttentivePairClassifier, SelfAttentivePairRegressor
 from skattn.regressors import HierarchicalAttentionRegressor, SelfAttentiveRegressor
 from skattn.utils.params import InvalidParameterError
 from skattn.utils.runtime import resolve_device
@@ -73,6 +73,7 @@ ESTIMATORS = {
         HierarchicalAttentionRegressor,
         SelfAttentiveEmbedder,
         SelfAttentivePairClassifier,
+        SelfAttentivePairRegressor,
     )
 }
 #: Code parameters without which a loaded model cannot read text.

@@ -1,0 +1,455 @@
+"""The self-attentive model for sentence pairs (Lin et al. 2017, section 4.3).
+
+:class:`SelfAttentivePairClassifier` reads pairs of texts (premise and
+hypothesis, question and answer, two captions) and labels the pair
+(entailment); :class:`SelfAttentivePairRegressor` gives it a number
+(relatedness). Both
+texts go through one shared self-attentive encoder; the paper's gated
+encoder combines their embeddings hop by hop (:mod:`skattn.modules.pair`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from sklearn.base import TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from skattn._docstrings import fill_shared_docs
+from skattn.base import COMMON_CONSTRAINTS, AttentionClassifierBase, AttentionRegressorBase
+from skattn.explain import Explanations, summed_attention
+from skattn.models import SelfAttentiveModel
+from skattn.modules.pair import SelfAttentivePairNet
+from skattn.pair_data import PairCorpus, PairDataset, check_pair_input
+from skattn.regressors import REGRESSOR_CONSTRAINTS
+from skattn.text import DEFAULT_TOKEN_PATTERN, EncodedCorpus, TextEncoder
+from skattn.utils.params import POSITIVE_INT
+from skattn.utils.validation import as_label_array, check_same_length
+
+__all__ = ["SelfAttentivePairClassifier", "SelfAttentivePairModel", "SelfAttentivePairRegressor"]
+
+
+class SelfAttentivePairModel(TransformerMixin):
+    """Lin et al.'s pair model, whatever the task: pairs as input, the gated encoder.
+
+    A public pair estimator is this model plus a task base, as the
+    single-text estimators are (:mod:`skattn.models`).
+
+    Examples
+    --------
+    >>> issubclass(SelfAttentivePairRegressor, SelfAttentivePairModel)
+    True
+    """
+
+    _module_class = SelfAttentivePairNet
+    _base_epochs = SelfAttentiveModel._base_epochs
+    _text_params = SelfAttentiveModel._text_params
+    _model_constraints: dict = {
+        **{k: v for k, v in SelfAttentiveModel._model_constraints.items() if k != "pooling"},
+        "gated_dim": [POSITIVE_INT],
+    }
+
+    def _module_params(self) -> dict[str, Any]:
+        return {
+            "embedding_dim": self.embedding_dim,
+            "hidden_size": self.hidden_size,
+            "attention_dim": self.attention_dim,
+            "attention_hops": self.attention_hops,
+            "mlp_hidden": self.mlp_hidden,
+            "dropout": self.dropout,
+            "dropout_placement": self.dropout_placement,
+            "subword_buckets": self.subword_buckets or 0,
+            "gated_dim": self.gated_dim,
+        }
+
+    def _loss_params(self) -> dict[str, Any]:
+        return {"penalty": self.penalty}
+
+    # -- pairs as input -------------------------------------------------------
+    def _check_input(self, X: Any) -> list[tuple[str, str]]:
+        return check_pair_input(X)
+
+    def _fit_encode(self, encoder: TextEncoder, X: list) -> PairCorpus:
+        return PairCorpus.fit_encode(encoder, X)
+
+    def _encode_input(self, encoder: TextEncoder, X: list) -> PairCorpus:
+        return PairCorpus.encode(encoder, X)
+
+    def _dataset(self, corpus, y=None, sample_weight=None) -> PairDataset:
+        return PairDataset(corpus, y, sample_weight)
+
+    def _texts(self, X: list) -> list[str]:
+        return [text for pair in X for text in pair]
+
+    def _vector_corpus(self, encoder: TextEncoder, X: list, corpus) -> EncodedCorpus:
+        return encoder.encode(self._texts(X), validated=True)
+
+    # -- outputs ----------------------------------------------------------------
+    def transform(self, X) -> np.ndarray:
+        """The gated features F_r of each pair, flattened: shape (n_pairs, r * d_f).
+
+        Parameters
+        ----------
+        X : pairs of str
+
+        Returns
+        -------
+        ndarray of float32
+        """
+        embedding = self.document_outputs(X, ("embedding",))["embedding"]
+        return embedding.reshape(len(embedding), -1)
+
+    def _feature_names(self) -> list[str]:
+        """``transform``'s columns: ``hop{i}_gate{j}``."""
+        return [
+            f"hop{h}_gate{d}" for h in range(self.attention_hops) for d in range(self.gated_dim)
+        ]
+
+    def explain(self, X, y=None, *, method: str | None = None, as_frame: bool = False):
+        """Each text's attention, with the prediction: what the pair's label rests on.
+
+        Parameters
+        ----------
+        X : pairs of str
+        y : array-like, optional
+            True labels, shown next to the predictions.
+        method : {"attention"} or None
+            Pairs are explained by their attention (the paper's pictures);
+            the other methods of :mod:`skattn.attribution` read one text.
+        as_frame : bool, default=False
+            Return a pandas DataFrame with one row per token of the first
+            texts instead.
+
+        Returns
+        -------
+        Explanations or pandas.DataFrame
+            One record per pair: the first text's ``tokens``, ``scores`` and
+            ``attention``, the second text's under ``"second"``, and
+            ``prediction`` (and, from a classifier, ``proba``).
+        """
+        if method not in (None, "attention"):
+            raise ValueError(
+                f"method={method!r}: pairs are explained by their attention (method='attention')."
+            )
+        pairs = check_pair_input(X)
+        check_is_fitted(self, "net_")
+        if y is not None:
+            y = as_label_array(y)
+            check_same_length(len(pairs), y)
+        corpus, tokens = self._tokens_of(pairs)
+        outputs = self._outputs([], ("logits", "attention", "attention_b"), corpus=corpus)
+        records = []
+        for i, proba in enumerate(self._output_scores(outputs["logits"])):
+            second = {"tokens": tokens[1][i], "attention": outputs["attention_b"][i]}
+            second["scores"] = summed_attention(second)
+            record = {
+                "method": "attention",
+                "tokens": tokens[0][i],
+                "attention": outputs["attention"][i],
+                "second": second,
+                **self._shown_prediction(proba),
+            }
+            record["scores"] = summed_attention(record)
+            if y is not None:
+                record["true_label"] = y[i]
+            records.append(record)
+        explanations = Explanations(records)
+        return explanations.to_frame() if as_frame else explanations
+
+    def _tokens_of(self, pairs: list[tuple[str, str]]):
+        """The encoded pairs and each text's kept tokens."""
+        sides = []
+        for side in (0, 1):
+            texts = [pair[side] for pair in pairs]
+            corpus, tokenized = self.encoder_.encode(texts, return_tokens=True, validated=True)
+            sides.append((corpus, [[t for s in doc for t in s] for doc in tokenized]))
+        return PairCorpus(sides[0][0], sides[1][0]), (sides[0][1], sides[1][1])
+
+
+@fill_shared_docs
+class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBase):
+    """Structured self-attentive classifier of sentence pairs (Lin et al. 2017, §4.3).
+
+    Both texts of a pair → the shared encoder of
+    :class:`~skattn.SelfAttentiveClassifier` (embeddings, BiLSTM, r
+    attention hops) → M_h, M_p (r × 2u) → the gated encoder F_r = (M_h
+    W_fh) ⊙ (M_p W_fp), hop by hop → ReLU MLP → softmax. The loss is
+    cross-entropy plus ``penalty`` × both texts' ‖AAᵀ − I‖²_F.
+
+    ``X`` holds pairs: a list of ``(text, text)`` tuples, a 2-column array
+    or a 2-column DataFrame (:func:`skattn.pair_data.check_pair_input`).
+    Both texts share the vocabulary and every text parameter.
+
+    Parameters
+    ----------
+    %(self_attentive_network)s
+    gated_dim : int, default=128
+        d_f, the width of each hop's gated features (the paper does not
+        give it).
+    %(embeddings)s
+    %(freeze_embeddings)s
+    %(text_options)s
+    %(min_count)s
+    %(max_vocab)s
+    %(subword_buckets)s
+    %(max_length)s
+    %(training)s
+    %(class_weight)s
+    %(runtime)s
+
+    Attributes
+    ----------
+    %(classifier_attributes)s
+    %(fitted_attributes)s
+
+    Examples
+    --------
+    >>> X = [("a man sings", "a person sings"), ("a man sings", "nobody sings"),
+    ...      ("a dog runs", "an animal runs"), ("a dog runs", "no dog runs")] * 8
+    >>> y = ["entail", "contradict", "entail", "contradict"] * 8
+    >>> clf = SelfAttentivePairClassifier(max_epochs=20, lr=0.01, random_state=0).fit(X, y)
+    >>> clf.predict([("a cat sleeps", "no cat sleeps")]).tolist()
+    ['contradict']
+    >>> clf.transform(X[:1]).shape  # r * d_f
+    (1, 512)
+    """
+
+    _parameter_constraints: dict = {
+        **COMMON_CONSTRAINTS,
+        **SelfAttentivePairModel._model_constraints,
+    }
+
+    def __init__(
+        self,
+        *,
+        embedding_dim: int = 100,
+        hidden_size: int = 100,
+        attention_dim: int = 64,
+        attention_hops: int = 4,
+        penalty: float = 0.1,
+        gated_dim: int = 128,
+        mlp_hidden: int = 128,
+        dropout: float = 0.5,
+        dropout_placement: str = "embeddings",
+        embeddings: str | None = "auto",
+        freeze_embeddings: bool = False,
+        lowercase: bool = True,
+        token_pattern: str = DEFAULT_TOKEN_PATTERN,
+        tokenizer: Callable[[str], list[str]] | None = None,
+        strip_accents: str | None = None,
+        analyzer: str = "word",
+        min_count: int = 2,
+        max_vocab: int | None = None,
+        subword_buckets: int | None = 50_000,
+        max_length: int | None = 1000,
+        max_epochs: int | str = "auto",
+        batch_size: int = 64,
+        batch_tokens: int | None = None,
+        lr: float = 3e-3,
+        optimizer: str | type = "adam",
+        momentum: float = 0.9,
+        weight_decay: float = 0.0,
+        clip_grad_norm: float | None = 0.5,
+        clip_grad_value: float | None = None,
+        lr_schedule: str = "cosine",
+        warmup_epochs: int = 0,
+        early_stopping: bool = False,
+        validation_fraction: float | None = None,
+        n_iter_no_change: int = 3,
+        checkpoint_dir: str | None = None,
+        warm_start: bool = False,
+        callbacks: list | None = None,
+        net_params: dict | None = None,
+        class_weight: str | dict | None = None,
+        device: str | None = "cpu",
+        threads: int | None = 1,
+        random_state=None,
+        verbose: int = 0,
+    ):
+        self.embedding_dim = embedding_dim
+        self.hidden_size = hidden_size
+        self.attention_dim = attention_dim
+        self.attention_hops = attention_hops
+        self.penalty = penalty
+        self.gated_dim = gated_dim
+        self.mlp_hidden = mlp_hidden
+        self.dropout = dropout
+        self.dropout_placement = dropout_placement
+        self.embeddings = embeddings
+        self.freeze_embeddings = freeze_embeddings
+        self.lowercase = lowercase
+        self.token_pattern = token_pattern
+        self.tokenizer = tokenizer
+        self.strip_accents = strip_accents
+        self.analyzer = analyzer
+        self.min_count = min_count
+        self.max_vocab = max_vocab
+        self.subword_buckets = subword_buckets
+        self.max_length = max_length
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
+        self.lr = lr
+        self.optimizer = optimizer
+        self.momentum = momentum
+        self.weight_decay = weight_decay
+        self.clip_grad_norm = clip_grad_norm
+        self.clip_grad_value = clip_grad_value
+        self.lr_schedule = lr_schedule
+        self.warmup_epochs = warmup_epochs
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.checkpoint_dir = checkpoint_dir
+        self.warm_start = warm_start
+        self.callbacks = callbacks
+        self.net_params = net_params
+        self.class_weight = class_weight
+        self.device = device
+        self.threads = threads
+        self.random_state = random_state
+        self.verbose = verbose
+
+
+@fill_shared_docs
+class SelfAttentivePairRegressor(SelfAttentivePairModel, AttentionRegressorBase):
+    """Structured self-attentive regressor of sentence pairs: relatedness, similarity.
+
+    Both texts of a pair → the shared encoder of
+    :class:`~skattn.SelfAttentiveClassifier` (embeddings, BiLSTM, r
+    attention hops) → M_h, M_p (r × 2u) → the gated encoder F_r = (M_h
+    W_fh) ⊙ (M_p W_fp), hop by hop → ReLU MLP → one output per target. The
+    loss is the squared error of the standardised targets plus ``penalty``
+    × both texts' ‖AAᵀ − I‖²_F (Lin et al. classify pairs; regression is
+    ours, for scores such as SICK's relatedness).
+
+    ``X`` holds pairs: a list of ``(text, text)`` tuples, a 2-column array
+    or a 2-column DataFrame (:func:`skattn.pair_data.check_pair_input`).
+    Both texts share the vocabulary and every text parameter.
+
+    Parameters
+    ----------
+    %(self_attentive_network)s
+    gated_dim : int, default=128
+        d_f, the width of each hop's gated features (the paper does not
+        give it).
+    %(embeddings)s
+    %(freeze_embeddings)s
+    %(text_options)s
+    %(min_count)s
+    %(max_vocab)s
+    %(subword_buckets)s
+    %(max_length)s
+    %(training)s
+    %(runtime)s
+
+    Attributes
+    ----------
+    %(regressor_attributes)s
+    %(fitted_attributes)s
+
+    Examples
+    --------
+    >>> X = [("a man sings", "a man sings loudly"), ("a man sings", "a dog runs"),
+    ...      ("a dog runs", "a dog runs fast"), ("a dog runs", "a man sings")] * 8
+    >>> y = [4.5, 1.0, 4.6, 1.2] * 8
+    >>> reg = SelfAttentivePairRegressor(max_epochs=20, lr=0.01, random_state=0).fit(X, y)
+    >>> bool(reg.predict([("a cat sleeps", "a cat sleeps soundly")])[0] > 2.8)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **REGRESSOR_CONSTRAINTS,
+        **SelfAttentivePairModel._model_constraints,
+    }
+
+    def __init__(
+        self,
+        *,
+        embedding_dim: int = 100,
+        hidden_size: int = 100,
+        attention_dim: int = 64,
+        attention_hops: int = 4,
+        penalty: float = 0.1,
+        gated_dim: int = 128,
+        mlp_hidden: int = 128,
+        dropout: float = 0.5,
+        dropout_placement: str = "embeddings",
+        embeddings: str | None = "auto",
+        freeze_embeddings: bool = False,
+        lowercase: bool = True,
+        token_pattern: str = DEFAULT_TOKEN_PATTERN,
+        tokenizer: Callable[[str], list[str]] | None = None,
+        strip_accents: str | None = None,
+        analyzer: str = "word",
+        min_count: int = 2,
+        max_vocab: int | None = None,
+        subword_buckets: int | None = 50_000,
+        max_length: int | None = 1000,
+        max_epochs: int | str = "auto",
+        batch_size: int = 64,
+        batch_tokens: int | None = None,
+        lr: float = 3e-3,
+        optimizer: str | type = "adam",
+        momentum: float = 0.9,
+        weight_decay: float = 0.0,
+        clip_grad_norm: float | None = 0.5,
+        clip_grad_value: float | None = None,
+        lr_schedule: str = "cosine",
+        warmup_epochs: int = 0,
+        early_stopping: bool = False,
+        validation_fraction: float | None = None,
+        n_iter_no_change: int = 3,
+        checkpoint_dir: str | None = None,
+        warm_start: bool = False,
+        callbacks: list | None = None,
+        net_params: dict | None = None,
+        device: str | None = "cpu",
+        threads: int | None = 1,
+        random_state=None,
+        verbose: int = 0,
+    ):
+        self.embedding_dim = embedding_dim
+        self.hidden_size = hidden_size
+        self.attention_dim = attention_dim
+        self.attention_hops = attention_hops
+        self.penalty = penalty
+        self.gated_dim = gated_dim
+        self.mlp_hidden = mlp_hidden
+        self.dropout = dropout
+        self.dropout_placement = dropout_placement
+        self.embeddings = embeddings
+        self.freeze_embeddings = freeze_embeddings
+        self.lowercase = lowercase
+        self.token_pattern = token_pattern
+        self.tokenizer = tokenizer
+        self.strip_accents = strip_accents
+        self.analyzer = analyzer
+        self.min_count = min_count
+        self.max_vocab = max_vocab
+        self.subword_buckets = subword_buckets
+        self.max_length = max_length
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
+        self.lr = lr
+        self.optimizer = optimizer
+        self.momentum = momentum
+        self.weight_decay = weight_decay
+        self.clip_grad_norm = clip_grad_norm
+        self.clip_grad_value = clip_grad_value
+        self.lr_schedule = lr_schedule
+        self.warmup_epochs = warmup_epochs
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.checkpoint_dir = checkpoint_dir
+        self.warm_start = warm_start
+        self.callbacks = callbacks
+        self.net_params = net_params
+        self.device = device
+        self.threads = threads
+        self.random_state = random_state
+        self.verbose = verbose
