@@ -172,3 +172,24 @@ def test_pair_baselines_on_sick():
     assert logreg.score(test.data, test.target) > 0.77
     ridge = models["tfidf_pair_ridge"].fit(train.data, train.relatedness)
     assert pearsonr(ridge.predict(test.data), test.relatedness)[0] > 0.68
+
+
+def test_pair_regressor_predicts_relatedness(tmp_path):
+    # The whole training split, 4 epochs of the default network; test split.
+    # Measured: Pearson r 0.453 (the TF-IDF ridge baseline: 0.711).
+    from scipy.stats import pearsonr
+
+    from skattn import SelfAttentivePairRegressor
+
+    train = fetch_sick(subset="train", target="relatedness", download_if_missing=False)
+    test = fetch_sick(subset="test", target="relatedness", download_if_missing=False)
+    model = SelfAttentivePairRegressor(max_epochs=4, random_state=0).fit(train.data, train.target)
+    predicted = model.predict(test.data)
+    assert predicted.shape == (len(test.data),) and predicted.dtype == np.float64
+    assert pearsonr(predicted, test.target)[0] > 0.35
+    assert model.target_mean_[0] == pytest.approx(np.mean(train.target))
+    restored = skattn.load(skattn.save(model, tmp_path / "pair_regressor.skattn"))
+    np.testing.assert_array_equal(restored.predict(test.data[:50]), model.predict(test.data[:50]))
+    record = model.explain(test.data[:1])[0]
+    assert "proba" not in record
+    assert record["prediction"] == pytest.approx(predicted[0], rel=1e-5)
