@@ -19,6 +19,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from skattn.pair_data import check_pair_input
+from skattn.utils.validation import text_input_tags
 
 __all__ = ["PairFeatures", "pair_baselines"]
 
@@ -83,10 +84,7 @@ class PairFeatures(TransformerMixin, BaseEstimator):
         return sp.hstack([first, second, first.multiply(second), abs(first - second)], format="csr")
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.input_tags.string = True
-        return tags
+        return text_input_tags(super().__sklearn_tags__())
 
 
 def pair_baselines() -> dict[str, Pipeline]:

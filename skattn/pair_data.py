@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 import torch
 from torch.utils.data import Dataset
 
@@ -59,6 +60,8 @@ def check_pair_input(X: Any, *, name: str = "X") -> list[tuple[str, str]]:
     ...
     TypeError: X[0] is a str, not a pair; expected pairs of texts: ...
     """
+    if sp.issparse(X):
+        raise TypeError(f"{name} is a sparse matrix; {_HINT}.")
     if hasattr(X, "iloc") and hasattr(X, "columns"):  # a pandas DataFrame
         if len(X.columns) != 2:
             raise TypeError(f"{name} has {len(X.columns)} columns; {_HINT}.")

@@ -5,12 +5,20 @@ import pytest
 import sklearn.utils.estimator_checks as sk_checks
 from sklearn.base import clone, is_regressor
 
-from skattn import TextEncoder
+from skattn import SelfAttentivePairClassifier, SelfAttentivePairRegressor, TextEncoder
+from skattn.pair_baselines import PairFeatures
 from skattn.utils.estimator_checks import DATA_FREE_CHECKS, text_estimator_checks
 
 from estimators import ALL_ESTIMATORS
 
-PUBLIC = {**{name: make() for name, make in ALL_ESTIMATORS.items()}, "TextEncoder": TextEncoder()}
+PUBLIC = {
+    **{name: make() for name, make in ALL_ESTIMATORS.items()},
+    "TextEncoder": TextEncoder(),
+    # Pairs: their data checks run on SICK pairs in test_pairs.py.
+    "SelfAttentivePairClassifier": SelfAttentivePairClassifier(),
+    "SelfAttentivePairRegressor": SelfAttentivePairRegressor(),
+    "PairFeatures": PairFeatures(),
+}
 
 
 @pytest.mark.parametrize("name", list(PUBLIC))
