@@ -1,4 +1,4 @@
-"""Linear baselines for sentence pairs: TF-IDF pair features [a, b, a ⊙ b, |a − b|].
+"""Linear baselines for sentence pairs: TF-IDF pair features ``[a, b, a ⊙ b, abs(a − b)]``.
 
 The standard features of sentence-pair work since InferSent: each text's
 vector (here its TF-IDF vector, one vocabulary for both sides), their
@@ -25,7 +25,7 @@ __all__ = ["PairFeatures", "pair_baselines"]
 
 
 class PairFeatures(TransformerMixin, BaseEstimator):
-    """[a, b, a ⊙ b, |a − b|] of each pair's two vectors, as one sparse row.
+    """``[a, b, a ⊙ b, abs(a − b)]`` of each pair's two vectors, as one sparse row.
 
     Parameters
     ----------
