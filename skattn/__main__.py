@@ -32,6 +32,7 @@ from skattn.compare import (
     read_documents,
     save_attention_page,
 )
+from skattn.compare.io import PAIR_CORPORA
 from skattn.faithfulness import faithfulness_report
 from skattn.fasttext_baseline import fasttext_available
 from skattn.persistence import load
@@ -50,6 +51,8 @@ DEFAULT_MODELS = [
     # fastText's supervised classifier, when the fasttext extra is installed.
     *(["fasttext"] if fasttext_available() else []),
 ]
+#: What a corpus of text pairs (SICK) is compared with when --models is not given.
+DEFAULT_PAIR_MODELS = ["self_attentive_pair", "tfidf_pair_logreg"]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,7 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument(
         "--dataset",
         default="sentence_polarity",
-        help="sentence_polarity, movie_reviews, nps_chat, trec, or a .csv/.jsonl/.ndjson file",
+        help="sentence_polarity, movie_reviews, nps_chat, trec, sick (pairs), "
+        "or a .csv/.jsonl/.ndjson file",
     )
     cmp.add_argument("--text-column", default="text", help="text column of a file")
     cmp.add_argument("--label-column", default="label", help="label column of a file")
@@ -253,7 +257,8 @@ def _compare(args) -> int:
     if args.list:
         print("\n".join(models))
         return 0
-    names = args.models.split(",") if args.models else DEFAULT_MODELS
+    default = DEFAULT_PAIR_MODELS if args.dataset in PAIR_CORPORA else DEFAULT_MODELS
+    names = args.models.split(",") if args.models else default
     unknown = sorted(set(names) - set(models))
     if unknown:
         print(f"unknown model(s) {unknown}; known: {sorted(models)}", file=sys.stderr)
@@ -306,7 +311,8 @@ def _compare(args) -> int:
     reports = {}
 
     def render_attention(name, model, X_test, y_test):
-        if args.faithfulness and hasattr(model, "explain"):
+        # The erasure test reads single texts; pairs are explained by attention only.
+        if args.faithfulness and hasattr(model, "explain") and args.dataset not in PAIR_CORPORA:
             reports[name] = faithfulness_report(
                 model, list(X_test[: args.faithfulness]), FAITHFULNESS_METHODS, reference=False
             )

@@ -550,3 +550,15 @@ def test_fasttext_is_a_default_other_baseline_when_installed():
     entry = available_models(random_state=4)["fasttext"]
     assert entry.kind == OTHER_BASELINE and entry().random_state == 4
     assert "fasttext" in cli.DEFAULT_MODELS
+
+
+def test_sick_is_a_corpus_of_pairs_with_its_fixed_split():
+    from skattn.compare import available_models, load_dataset
+
+    corpus = load_dataset("sick")
+    assert len(corpus.X) == 4500 + 500 + 4927 and int(corpus.test_mask.sum()) == 4927
+    assert all(isinstance(pair, tuple) and len(pair) == 2 for pair in corpus.X[:10])
+    models = available_models()
+    assert models["self_attentive_pair"].kind == "attention model"
+    assert type(models["self_attentive_pair"]()).__name__ == "SelfAttentivePairClassifier"
+    assert models["tfidf_pair_logreg"].kind == "tuned baseline"

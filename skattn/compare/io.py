@@ -14,13 +14,16 @@ from skattn.datasets import (
     fetch_movie_reviews,
     fetch_nps_chat,
     fetch_sentence_polarity,
+    fetch_sick,
     fetch_trec,
 )
 
 #: File suffixes read as tables (a header row, or one JSON object a line).
 TABLE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
 #: The corpora :func:`load_dataset` knows by name.
-CORPORA = ("movie_reviews", "nps_chat", "sentence_polarity", "trec")
+CORPORA = ("movie_reviews", "nps_chat", "sentence_polarity", "trec", "sick")
+#: Corpora whose samples are pairs of texts (for the pair models).
+PAIR_CORPORA = ("sick",)
 
 
 @dataclass
@@ -141,9 +144,13 @@ def load_dataset(
 
     Parameters
     ----------
-    name : {"sentence_polarity", "movie_reviews", "nps_chat", "trec"} or path to .csv/.jsonl/.ndjson
-        TREC comes with its fixed train/test split (``test_mask``); nps_chat
-        is the 15 dialogue acts of :func:`~skattn.datasets.fetch_nps_chat`.
+    name : str
+        "sentence_polarity", "movie_reviews", "nps_chat", "trec", "sick", or
+        the path of a .csv/.jsonl/.ndjson file. TREC comes with its fixed
+        train/test split (``test_mask``); nps_chat is the 15 dialogue acts
+        of :func:`~skattn.datasets.fetch_nps_chat`; SICK's samples are
+        pairs of texts with their entailment judgment, its training and
+        trial pairs for training, its test pairs for testing.
     data_home : str or path-like, optional
         Where the named corpora are (see :func:`skattn.datasets.get_data_home`).
     text_column, label_column : str, default="text", "label"
@@ -167,6 +174,9 @@ def load_dataset(
         test = fetch_trec(subset="test", data_home=data_home)
         mask = np.r_[np.zeros(len(train.data), bool), np.ones(len(test.data), bool)]
         return Corpus(train.data + test.data, np.r_[train.target, test.target], mask)
+    if name == "sick":
+        pairs = fetch_sick(subset="all", data_home=data_home)
+        return Corpus(pairs.data, np.asarray(pairs.target), pairs.subsets == "test")
     loaders = {
         "sentence_polarity": fetch_sentence_polarity,
         "movie_reviews": fetch_movie_reviews,

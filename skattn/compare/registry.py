@@ -11,6 +11,8 @@ from sklearn.base import BaseEstimator
 from skattn.baselines import linear_baselines, tuned_baselines
 from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.fasttext_baseline import FastTextClassifier, fasttext_available
+from skattn.pair_baselines import pair_baselines
+from skattn.pair_models import SelfAttentivePairClassifier
 from skattn.utils.params import validate_params
 
 #: Kind of the attention models (self-attentive, hierarchical and their variants).
@@ -193,6 +195,12 @@ def available_models(
     models.update(
         {"HN-ATT": models["han"], "HN-AVE": models["han_ave"], "HN-MAX": models["han_max"]}
     )
+    # For corpora of text pairs (SICK): Lin et al.'s pair model and the pair baseline.
+    models["self_attentive_pair"] = ModelEntry(
+        lambda: set_random_state(SelfAttentivePairClassifier(**quick_params), random_state),
+        ATTENTION_MODEL,
+    )
+    models["tfidf_pair_logreg"] = baseline(pair_baselines, "tfidf_pair_logreg", TUNED_BASELINE)
     for name in linear_baselines():
         models[name] = baseline(linear_baselines, name, TABLE_2_BASELINE)
     for name in tuned_baselines():
