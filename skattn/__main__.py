@@ -35,6 +35,7 @@ from skattn.compare import (
 from skattn.compare.io import PAIR_CORPORA
 from skattn.faithfulness import faithfulness_report
 from skattn.fasttext_baseline import fasttext_available
+from skattn.pair_models import SelfAttentivePairModel
 from skattn.persistence import load
 from skattn.text import TOKENIZERS
 
@@ -190,19 +191,35 @@ def _load_model(args):
         else:
             params["tokenizer"] = _import_function("--tokenizer", args.tokenizer)
     model = load(args.model, **params)
+    if isinstance(model, SelfAttentivePairModel):
+        raise ValueError(
+            f"{args.model} holds a {type(model).__name__}, which reads pairs of texts; the "
+            "command line reads single documents. Use the model from Python."
+        )
     return getattr(model, "classifier_", model)
 
 
 def _predict(args) -> int:
     model, documents = _load_model(args), _documents(args)
-    labels = model.predict(documents)
-    probabilities = model.predict_proba(documents)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     with open(args.output, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["text", "label", *[f"proba_{c}" for c in model.classes_]])
-        for text, label, proba in zip(documents, labels, probabilities):
-            writer.writerow([text, label, *[f"{p:.6f}" for p in proba]])
+        if not hasattr(model, "predict_proba"):  # a regressor: its predicted numbers
+            predictions = np.asarray(model.predict(documents)).reshape(len(documents), -1)
+            names = (
+                ["prediction"]
+                if predictions.shape[1] == 1
+                else [f"prediction_{i}" for i in range(predictions.shape[1])]
+            )
+            writer.writerow(["text", *names])
+            for text, row in zip(documents, predictions):
+                writer.writerow([text, *[f"{value:.6g}" for value in row]])
+        else:
+            labels = model.predict(documents)
+            probabilities = model.predict_proba(documents)
+            writer.writerow(["text", "label", *[f"proba_{c}" for c in model.classes_]])
+            for text, label, proba in zip(documents, labels, probabilities):
+                writer.writerow([text, label, *[f"{p:.6f}" for p in proba]])
     print(f"wrote predictions of {len(documents)} document(s) to {args.output}")
     return 0
 

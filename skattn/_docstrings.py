@@ -177,9 +177,9 @@ warmup_epochs : int, default={default}
 """,
     "early_stopping": """
 early_stopping : bool, default={default}
-    Stop when the validation accuracy (regressors: the validation squared
-    error) has not improved for ``n_iter_no_change`` epochs and restore the
-    weights of the best epoch.
+    Stop when the validation accuracy (regressors: the validation loss, the
+    squared error plus any attention penalty) has not improved for
+    ``n_iter_no_change`` epochs and restore the weights of the best epoch.
     Holds out ``validation_fraction`` (0.1 if None) of the training data. A
     skorch ``EarlyStopping`` among ``callbacks`` holds out the same share.
 """,
@@ -187,7 +187,7 @@ early_stopping : bool, default={default}
 validation_fraction : float or None, default={default}
     Share of ``X`` held out for validation (stratified by class for
     classifiers); the weights of the epoch with the best validation
-    accuracy (regressors: the lowest validation squared error) are kept.
+    accuracy (regressors: the lowest validation loss) are kept.
     None trains on all of ``X``.
 """,
     "n_iter_no_change": """

@@ -1,6 +1,6 @@
 """Train fastText's supervised classifier in a fresh process (see :mod:`skattn.fasttext_baseline`).
 
-``python -m skattn._fasttext_worker TRAIN_FILE MODEL_FILE OPTIONS_JSON``
+``python path/to/_fasttext_worker.py TRAIN_FILE MODEL_FILE OPTIONS_JSON``
 trains on ``TRAIN_FILE`` with ``fasttext.train_supervised(**OPTIONS)`` and
 saves the model to ``MODEL_FILE``. A fresh process has a fresh heap: the
 part of the input matrix fastText 0.9 leaves uninitialised with one thread

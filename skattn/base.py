@@ -145,8 +145,9 @@ class FittedState:
 
     Attributes
     ----------
-    classes : ndarray
-        ``classes_``.
+    classes : ndarray or None
+        ``classes_`` (None for a regressor: its target scaling is among the
+        ``attributes``).
     tokens : list of str
         The token of each id (``TextEncoder.id_to_token_``).
     token_counts : list of int
@@ -198,8 +199,10 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
     _text_params: tuple[str, ...] = ()
     #: Whether batches keep sentences apart.
     _hierarchical = False
-    #: What an estimator pickled before skattn 0.3 had: no subwords.
+    #: What an estimator pickled before skattn 0.3 had: no subwords, no
+    #: element-wise clipping.
     subword_buckets = None
+    clip_grad_value = None
 
     def _module_params(self) -> dict[str, Any]:
         """Constructor arguments of the network, besides vocabulary and class counts."""
@@ -383,7 +386,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
 
     def _warn_about(self, corpus: EncodedCorpus) -> None:
         """One warning each when a notable share of the fit data is blank or truncated."""
-        n = len(corpus)
+        n = getattr(corpus, "n_texts", len(corpus))  # a pair corpus counts its texts
         if corpus.n_blank / n >= NOTABLE_SHARE:
             warnings.warn(
                 f"{corpus.n_blank} of {n} training documents ({corpus.n_blank / n:.1%}) are "
@@ -978,6 +981,11 @@ class AttentionRegressorBase(RegressorMixin, AttentionEstimatorBase):
         """
         predictions = self._output_scores(self.document_outputs(X)["logits"])
         return predictions[:, 0] if self._target_ndim == 1 else predictions
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
 
     def score(self, X: Sequence[str], y, sample_weight=None) -> float:
         """R² of the predictions on ``(X, y)`` (averaged uniformly over several outputs).

@@ -422,8 +422,16 @@ def fetch_nps_chat(*, data_home=None, download_if_missing=True, return_X_y=False
     )
 
 
-#: An opinion annotation of a product feature: ``feature[+2]``, ``feature[-1]``.
-_OPINION = re.compile(r"\[([+-]\d+)\]")
+#: An opinion annotation of a product feature: ``feature[+2]``, ``feature[-1]``;
+#: also written without a sign (``[2]``: positive) or without a number (``[+]``: 1).
+_OPINION = re.compile(r"\[([+-]?)(\d*)\]")
+
+
+def _strength(sign: str, digits: str) -> int:
+    """One opinion's strength: ``[+2]`` → 2, ``[-1]`` → −1, ``[2]`` → 2, ``[+]`` → 1."""
+    if not sign and not digits:  # "[]" is not an opinion
+        return 0
+    return (-1 if sign == "-" else 1) * int(digits or 1)
 
 
 def fetch_product_reviews(
@@ -436,7 +444,9 @@ def fetch_product_reviews(
     annotated line is ``feature[+2], other feature[-1]##the sentence``:
     each opinion on a product feature has a strength from −3 to +3, and a
     sentence's target is the sum of its strengths (−9 … +18; 0 for the 54%
-    of sentences without an opinion). Review titles (``[t]`` lines) and the
+    of sentences without an opinion). About 40 annotations omit the sign
+    (``[2]``, counted positive) or the number (``[+]``, counted as 1).
+    Review titles (``[t]`` lines) and the
     file headers are not sentences. Ten annotation lines in two files lack
     the ``##`` separator, so their sentence cannot be told from their
     annotation; they are left out (as in the corpus' own count) and listed
@@ -490,7 +500,7 @@ def fetch_product_reviews(
                         continue
                     annotation, sentence = line.split("##", 1)
                     data.append(sentence.strip())
-                    strengths.append(sum(int(v) for v in _OPINION.findall(annotation)))
+                    strengths.append(sum(_strength(*m) for m in _OPINION.findall(annotation)))
                     products.append(product)
                     opinions.append(annotation.strip())
     strengths = np.asarray(strengths, dtype=np.float64)

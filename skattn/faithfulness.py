@@ -471,6 +471,17 @@ def faithfulness_report(
     ...      > report.row("random")["comprehensiveness"])
     True
     """
+    if getattr(estimator, "_task", "classification") != "classification" or not hasattr(
+        estimator, "predict_proba"
+    ):
+        raise ValueError(
+            "faithfulness_report measures how a class probability falls as tokens are "
+            f"erased: it needs a classifier with predict_proba, not a {type(estimator).__name__}."
+        )
+    if getattr(estimator, "_reads_pairs", False):
+        raise ValueError(
+            "faithfulness_report erases tokens of single texts; a pair model reads pairs."
+        )
     X = check_text_input(X)
     ours = is_skattn_classifier(estimator)
     if level not in ("token", "sentence"):

@@ -84,19 +84,23 @@ def _import_fasttext():
 
 
 def _train_in_a_fresh_process(train_path: str, model_path: str, options: dict) -> None:
-    """Run fastText's training in a new Python process (:mod:`skattn._fasttext_worker`).
+    """Run fastText's training in a new Python process (``skattn/_fasttext_worker.py``).
 
     With one thread fastText 0.9 initialises a tenth of its input matrix
     and leaves the rest as the allocator hands it over: fresh (zeroed)
     memory in a new process, but possibly memory this long-running
     process freed earlier, which made fits differ from run to run.
     """
-    command = [sys.executable, "-m", "skattn._fasttext_worker", train_path, model_path]
-    done = subprocess.run(
-        [*command, json.dumps(options)], capture_output=True, text=True, check=False
-    )
+    # The worker runs by its path: it imports only json, sys and fasttext.
+    worker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_fasttext_worker.py")
+    plain = {k: v.item() if hasattr(v, "item") else v for k, v in options.items()}
+    command = [sys.executable, worker, train_path, model_path, json.dumps(plain)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise RuntimeError(f"fastText training failed: {done.stderr.strip()[-2000:]}")
+        raise RuntimeError(
+            f"fastText training failed (exit code {done.returncode}): "
+            f"{done.stderr.strip()[-2000:] or 'no message'}"
+        )
 
 
 class FastTextClassifier(ClassifierMixin, BaseEstimator):

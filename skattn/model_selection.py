@@ -14,8 +14,8 @@ import warnings
 from collections.abc import Iterable
 from numbers import Real
 
-from sklearn.base import BaseEstimator
-from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit
+from sklearn.base import BaseEstimator, is_regressor
+from sklearn.model_selection import GridSearchCV, ShuffleSplit, StratifiedShuffleSplit
 
 __all__ = ["LearningRateSearch", "learning_rate_search"]
 
@@ -82,7 +82,8 @@ def learning_rate_search(
     learning_rates : iterable of float
         The rates to try (each positive).
     validation_fraction : float, default=0.1
-        Share of the fit data held out (stratified) to score each rate.
+        Share of the fit data held out (stratified for classifiers) to score
+        each rate.
     scoring : str, callable or None, default=None
         As in :class:`~sklearn.model_selection.GridSearchCV` (None: the
         estimator's ``score``, accuracy for the classifiers).
@@ -122,9 +123,9 @@ def learning_rate_search(
         isinstance(rate, Real) and not isinstance(rate, bool) and rate > 0 for rate in rates
     ):
         raise ValueError(f"learning_rates={rates!r}: give one or more positive numbers to try.")
-    split = StratifiedShuffleSplit(
-        n_splits=1, test_size=validation_fraction, random_state=random_state
-    )
+    # Regressors have no classes to stratify by.
+    splitter = ShuffleSplit if is_regressor(estimator) else StratifiedShuffleSplit
+    split = splitter(n_splits=1, test_size=validation_fraction, random_state=random_state)
     return LearningRateSearch(
         estimator,
         {"lr": rates},

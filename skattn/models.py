@@ -189,8 +189,9 @@ class SelfAttentiveModel(TransformerMixin):
         coefficient 1.0 on the mean over the r × r entries (``1/30**2`` in
         ours), dropout 0.3 placed as in their code
         (``dropout_placement="authors"``) and minibatches of 50. The model
-        of the epoch with the best accuracy on a 10% validation split is
-        kept, as the paper selects on its development set.
+        of the epoch with the best accuracy (a regressor: the lowest loss) on
+        a 10% validation split is kept, as the paper selects on its
+        development set.
 
         :data:`PAPER_DEPARTURES` lists what differs and why: the word
         vectors (``"auto"``: GloVe on small corpora, where word2vec from
@@ -328,8 +329,9 @@ class HierarchicalAttentionModel(TransformerMixin):
         - SGD with momentum 0.9, minibatches of 64 documents grouped by
           sentence count (the batches sort by sentence count first);
         - the model is selected on a validation split (10% of the fit
-          data, stratified): the weights of the epoch with the best
-          validation accuracy are kept;
+          data, stratified for classifiers): the weights of the epoch with
+          the best validation accuracy (a regressor: the lowest validation
+          loss) are kept;
         - nothing truncated, no dropout, no clipping, a constant learning
           rate.
 

@@ -122,6 +122,11 @@ class PairCorpus:
         return len(self.first)
 
     @property
+    def n_texts(self) -> int:
+        """Texts of both sides: what ``n_blank`` and ``n_truncated`` count among."""
+        return 2 * len(self)
+
+    @property
     def n_blank(self) -> int:
         """Texts (of either side) that were blank or yielded no token."""
         return int(self.first.n_blank + self.second.n_blank)

@@ -44,6 +44,8 @@ class SelfAttentivePairModel(TransformerMixin):
     """
 
     _module_class = SelfAttentivePairNet
+    #: Samples are pairs of texts (tools that erase tokens of one text refuse it).
+    _reads_pairs = True
     _base_epochs = SelfAttentiveModel._base_epochs
     _text_params = SelfAttentiveModel._text_params
     _model_constraints: dict = {

@@ -177,3 +177,9 @@ def test_a_failed_training_names_fastText_error(tmp_path):
 
     with pytest.raises(RuntimeError, match="fastText training failed"):
         _train_in_a_fresh_process(str(tmp_path / "missing.txt"), str(tmp_path / "m.bin"), {})
+
+
+def test_numpy_numbers_from_a_search_grid_reach_fasttext():
+    # GridSearchCV hands over numpy scalars; the training process reads JSON.
+    clf = small(epoch=np.int64(20), lr=np.float64(0.5)).fit(X_TINY, Y_TINY)
+    assert clf.epoch_ == 20

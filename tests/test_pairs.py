@@ -193,3 +193,20 @@ def test_pair_regressor_predicts_relatedness(tmp_path):
     record = model.explain(test.data[:1])[0]
     assert "proba" not in record
     assert record["prediction"] == pytest.approx(predicted[0], rel=1e-5)
+
+
+def test_the_command_line_refuses_a_pair_model(sick_sample, tmp_path, capsys):
+    from skattn.__main__ import main
+
+    X, y = sick_sample
+    path = skattn.save(small(max_epochs=1).fit(X, y), tmp_path / "pair.skattn")
+    assert main(["predict", str(path), "--text", "a man sings"]) != 0
+    assert "reads pairs of texts" in capsys.readouterr().err
+
+
+def test_blank_texts_are_counted_among_texts(sick_sample):
+    X, y = sick_sample
+    blanked = [(a, "") if i % 2 else (a, b) for i, (a, b) in enumerate(X)]
+    with pytest.warns(UserWarning, match=r"200 of 800 training documents \(25\.0%\)"):
+        model = small(max_epochs=1).fit(blanked, y)
+    assert model.n_blank_ == 200

@@ -1,5 +1,7 @@
 """The attention regressors: targets, scaling, scikit-learn integration, explanations, learning."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import clone, is_regressor
@@ -195,3 +197,57 @@ def test_learns_opinion_strength_from_product_reviews(reviews):
     ridge_r2 = ridge.fit(X_train, y_train).score(X_test, y_test)
     assert r2 > 0.2, (r2, ridge_r2)
     assert r2 > ridge_r2 - 0.05, (r2, ridge_r2)
+
+
+def test_the_learning_rate_search_takes_a_plain_split_for_regressors(toy_regression):
+    from skattn.model_selection import learning_rate_search
+
+    X, y = toy_regression
+    search = learning_rate_search(SMALL_REGRESSORS["SelfAttentiveRegressor"](), [1e-3, 1e-2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # which rate wins on toy data is not the point
+        search.fit(X, y)  # a stratified split would refuse continuous targets
+    assert type(search.cv).__name__ == "ShuffleSplit"
+    assert search.best_params_["lr"] in (1e-3, 1e-2)
+    assert search.best_score_ <= 1.0  # R², the regressor's own score
+
+
+def test_regressors_declare_several_outputs():
+    assert skattn.SelfAttentiveRegressor().__sklearn_tags__().target_tags.multi_output
+
+
+def test_the_command_line_writes_predicted_numbers(toy_regression, tmp_path):
+    import csv
+
+    from skattn.__main__ import main
+
+    X, y = toy_regression
+    model = SMALL_REGRESSORS["SelfAttentiveRegressor"]().fit(X, y)
+    path = skattn.save(model, tmp_path / "regressor.skattn")
+    output = tmp_path / "predictions.csv"
+    assert main(["predict", str(path), "--text", "a superb film", "--output", str(output)]) == 0
+    rows = list(csv.reader(open(output, encoding="utf-8")))
+    assert rows[0] == ["text", "prediction"]
+    assert float(rows[1][1]) == pytest.approx(model.predict(["a superb film"])[0], rel=1e-5)
+
+
+def test_faithfulness_reports_refuse_regressors(toy_regression):
+    from skattn.faithfulness import faithfulness_report
+
+    X, y = toy_regression
+    model = SMALL_REGRESSORS["SelfAttentiveRegressor"](max_epochs=1).fit(X, y)
+    with pytest.raises(ValueError, match="needs a classifier"):
+        faithfulness_report(model, X[:3])
+
+
+def test_opinions_without_a_sign_or_a_number_count(reviews):
+    from skattn.datasets import _strength
+
+    assert [_strength("+", "2"), _strength("-", "1"), _strength("", "2"), _strength("+", "")] == [
+        2,
+        -1,
+        2,
+        1,
+    ]
+    i = reviews.opinions.index("setup[2], transfer[+2]")
+    assert reviews.target[i] == 4

@@ -61,7 +61,8 @@ class SelfAttentivePairNet(SelfAttentiveNet):
     """
 
     def __init__(self, vocab_size: int, n_classes: int, gated_dim: int = 128, **params):
-        super().__init__(vocab_size, n_classes, **params)
+        # "mean": the parent's MLP (replaced below) then reads 2u inputs, not r · 2u.
+        super().__init__(vocab_size, n_classes, **{**params, "pooling": "mean"})
         hops, width = self.attention.ws2.out_features, self.encoder.output_size
         bound = 1.0 / math.sqrt(width)
         self.gate_first = nn.Parameter(torch.empty(hops, width, gated_dim).uniform_(-bound, bound))
