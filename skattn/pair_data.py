@@ -176,10 +176,6 @@ class PairDataset(Dataset):
         return index
 
     @property
-    def index(self) -> np.ndarray:
-        return self.first.index
-
-    @property
     def labels(self) -> np.ndarray | None:
         """The encoded labels of the pairs this dataset exposes, in its order."""
         return self.first.labels
