@@ -30,6 +30,12 @@ pooling : {"flatten", "max", "mean"}, default={default:pooling}
     How M feeds the MLP: flattened (the paper) or pooled over hops.
 mlp_hidden : int, default={default:mlp_hidden}
     Units of the ReLU hidden layer.
+mlp_connections : {"dense", "pruned"}, default={default:mlp_connections}
+    "dense": every hidden unit reads all of M; "pruned": Lin et al.'s
+    Appendix A, half of the units split into one group per row of M and
+    half into one group per column, each group reading only its row or
+    column (at the paper's sizes 1 million weights instead of 54
+    million; needs ``pooling="flatten"``).
 dropout : float, default={default:dropout}
     The dropout rate.
 dropout_placement : {"embeddings", "authors"}, default={default:dropout_placement}

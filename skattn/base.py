@@ -264,6 +264,9 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         raise NotImplementedError
 
     # -- input: one text per sample (pair estimators override these) ---------
+    def _check_model_params(self) -> None:
+        """Hook: the model's checks across parameters (one at a time: ``validate_params``)."""
+
     def _check_input(self, X: Any) -> list:
         """``X`` validated: a list with one sample (here a str) per row."""
         return check_text_input(X)
@@ -307,6 +310,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         self
         """
         validate_params(self)
+        self._check_model_params()
         check_embeddings_source(self.embeddings, self.embedding_dim)
         check_net_params(self.net_params)
         device = resolve_device(self.device)

@@ -64,6 +64,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         penalty: float = 0.1,
         pooling: str = "flatten",
         mlp_hidden: int = 128,
+        mlp_connections: str = "dense",
         dropout: float = 0.5,
         dropout_placement: str = "embeddings",
         embeddings: str | None = "auto",
@@ -108,6 +109,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         self.penalty = penalty
         self.pooling = pooling
         self.mlp_hidden = mlp_hidden
+        self.mlp_connections = mlp_connections
         self.dropout = dropout
         self.dropout_placement = dropout_placement
         self.embeddings = embeddings

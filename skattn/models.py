@@ -160,8 +160,19 @@ class SelfAttentiveModel(TransformerMixin):
         "penalty": [Interval(Real, 0, None, "left")],
         "pooling": [Options({"flatten", "max", "mean"})],
         "mlp_hidden": [POSITIVE_INT],
+        "mlp_connections": [Options({"dense", "pruned"})],
         "dropout_placement": [Options({"embeddings", "authors"})],
     }
+
+    #: The default for models pickled before the parameter existed.
+    mlp_connections = "dense"
+
+    def _check_model_params(self) -> None:
+        if self.mlp_connections == "pruned" and self.pooling != "flatten":
+            raise ValueError(
+                'mlp_connections="pruned" reads M row by row and column by column, so it '
+                f'needs pooling="flatten"; got pooling={self.pooling!r}.'
+            )
 
     def _module_params(self) -> dict[str, Any]:
         return {
@@ -170,6 +181,7 @@ class SelfAttentiveModel(TransformerMixin):
             "attention_dim": self.attention_dim,
             "attention_hops": self.attention_hops,
             "mlp_hidden": self.mlp_hidden,
+            "mlp_connections": self.mlp_connections,
             "pooling": self.pooling,
             "dropout": self.dropout,
             "dropout_placement": self.dropout_placement,

@@ -16,10 +16,17 @@ with the place it comes from; none is copied from ``PAPER_SETTINGS``.
   Classification", NAACL 2016, §3.3 "Model configuration and training".
 """
 
+from fnmatch import fnmatch
+
 import numpy as np
 import pytest
 
-from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+from skattn import (
+    HierarchicalAttentionClassifier,
+    SelfAttentiveClassifier,
+    SelfAttentivePairClassifier,
+)
+from skattn.modules.pair import SelfAttentivePairNet
 
 #: (parameter, value, where the paper says so) for SelfAttentiveClassifier.from_paper().
 LIN_2017_TEXT = [
@@ -100,6 +107,32 @@ YANG_2016_TEXT = [
 ]
 
 
+#: The authors' SNLI command line, README of github.com/hantek/SelfAttentiveSentEmbed:
+#: ``python segae_l2_dpout.py 300 150 3000 30 0.01 0.0001 0.3 1. 300 50 0.5 5 0.1 1``,
+#: whose arguments are, in order (segae_l2_dpout.py): LSTMHID ATTHID OUTHID NROW
+#: LR L2REG DPOUT ATTPENALTY WEDIM BSIZE GCLIP NEPOCH STD UPDATEWE.
+LIN_2017_SNLI_COMMAND_LINE = [
+    ("hidden_size", 300, "SNLI command line: LSTMHID = 300"),
+    ("attention_dim", 150, "SNLI command line: ATTHID = 150"),
+    ("mlp_hidden", 3000, "SNLI command line: OUTHID = 3000"),
+    ("attention_hops", 30, "SNLI command line: NROW = 30"),
+    ("lr", 0.01, "SNLI command line: LR = 0.01"),
+    # segae_l2_dpout.py: lasagne.updates.adagrad(cost, all_params, LR)
+    ("optimizer", "adagrad", "segae_l2_dpout.py: AdaGrad"),
+    ("dropout", 0.3, "SNLI command line: DPOUT = 0.3"),
+    ("penalty", 1.0 / 30**2, "SNLI command line: ATTPENALTY 1 on the mean over 30 × 30"),
+    ("embedding_dim", 300, "SNLI command line: WEDIM = 300"),
+    ("freeze_embeddings", False, "SNLI command line: UPDATEWE = 1"),
+    ("batch_size", 50, "SNLI command line: BSIZE = 50"),
+    ("clip_grad_value", 0.5, "SNLI command line: GCLIP = 0.5, element-wise in the LSTM"),
+    ("clip_grad_norm", None, "segae_l2_dpout.py: no other clipping"),
+    ("max_epochs", 5, "SNLI command line: NEPOCH = 5"),
+    # segae_l2_dpout.py: GatedEncoder3D(..., num_hfactors=2*LSTMHID)
+    ("gated_dim", 600, "segae_l2_dpout.py: 2 · LSTMHID gated factors per row"),
+    ("dropout_placement", "authors", "segae_l2_dpout.py: dropout on H, W_s1, M, F_r, hidden"),
+]
+
+
 def _check(model, name, expected, source):
     value = model.get_params()[name]
     if isinstance(expected, float):
@@ -122,6 +155,37 @@ def test_self_attentive_preset_has_the_papers_settings(name, expected, source):
 )
 def test_hierarchical_preset_has_the_papers_settings(name, expected, source):
     _check(HierarchicalAttentionClassifier.from_paper(), name, expected, source)
+
+
+@pytest.mark.parametrize(
+    "name, expected, source",
+    LIN_2017_SNLI_COMMAND_LINE,
+    ids=[row[0] for row in LIN_2017_SNLI_COMMAND_LINE],
+)
+def test_pair_preset_has_the_authors_snli_settings(name, expected, source):
+    _check(SelfAttentivePairClassifier.from_paper(), name, expected, source)
+
+
+def test_pair_preset_puts_l2_and_dropout_where_the_authors_code_does():
+    preset = SelfAttentivePairClassifier.from_paper()
+    # segae_l2_dpout.py: L2REG (1e-4) × the squared LSTM weights (W_in_to_*,
+    # W_hid_to_*), W_s1, W_s2, the gated encoder's Wxf/Wyf, the hidden and
+    # the softmax layers; no bias and not the word embeddings.
+    groups = dict(preset.net_params["optimizer__param_groups"])
+    small = {"embedding_dim": 4, "hidden_size": 3, "attention_hops": 2, "gated_dim": 4}
+    net = SelfAttentivePairNet(10, 3, **{**preset._module_params(), **small, "mlp_hidden": 5})
+    decayed = {
+        name for name, _ in net.named_parameters()
+        if any(fnmatch(name, pattern) and g["weight_decay"] == 1e-4 for pattern, g in groups.items())
+    }
+    assert "embedding.weight" not in decayed
+    for name, _ in net.named_parameters():
+        if name.startswith(("gate_", "classifier.", "attention.")) or (
+            name.startswith("encoder.") and "weight" in name
+        ):
+            assert name in decayed, name
+    # The authors drop M_h and M_p before the gated encoder as well.
+    assert net.matrix_dropout.p == pytest.approx(0.3)
 
 
 def test_self_attentive_preset_departs_where_its_table_says():
@@ -155,10 +219,15 @@ def test_hierarchical_preset_departs_where_its_table_says():
     assert rates[0] < preset.lr < rates[-1]
 
 
-@pytest.mark.parametrize("model", [SelfAttentiveClassifier, HierarchicalAttentionClassifier])
+@pytest.mark.parametrize(
+    "model",
+    [SelfAttentiveClassifier, HierarchicalAttentionClassifier, SelfAttentivePairClassifier],
+)
 def test_every_departure_names_a_parameter_the_preset_sets(model):
     preset = model.from_paper().get_params()
     for departure in model.PAPER_DEPARTURES:
+        if departure.parameter.startswith("("):  # not a parameter, e.g. "(initialisation)"
+            continue
         for name in departure.parameter.split(", "):
             assert name in model.PAPER_SETTINGS, departure
             assert name in preset

@@ -164,6 +164,8 @@ def available_models(
         "self_attentive": attention(SelfAttentiveClassifier),
         "self_attentive_max": attention(SelfAttentiveClassifier, pooling="max"),
         "self_attentive_mean": attention(SelfAttentiveClassifier, pooling="mean"),
+        # Lin et al.'s Appendix A: the pruned first MLP layer.
+        "self_attentive_pruned": attention(SelfAttentiveClassifier, mlp_connections="pruned"),
         "han": attention(HierarchicalAttentionClassifier),
         "han_ave": attention(HierarchicalAttentionClassifier, pooling="mean"),
         "han_max": attention(HierarchicalAttentionClassifier, pooling="max"),
@@ -178,13 +180,15 @@ def available_models(
                 cls, embeddings=vectors, embedding_dim=vectors_dim
             )
     # The papers' presets (each paper's recipe; see from_paper).
-    for name, cls in [
-        ("self_attentive_paper", SelfAttentiveClassifier),
-        ("han_paper", HierarchicalAttentionClassifier),
+    for name, cls, preset_params in [
+        ("self_attentive_paper", SelfAttentiveClassifier, {}),
+        ("self_attentive_paper_pruned", SelfAttentiveClassifier, {"mlp_connections": "pruned"}),
+        ("han_paper", HierarchicalAttentionClassifier, {}),
     ]:
         preset = cls.from_paper()
         # Only the settings the preset has (a self-attentive model has no sentences).
         overrides = {k: v for k, v in {**han_params, **quick_params}.items() if hasattr(preset, k)}
+        overrides.update(preset_params)
         models[name] = ModelEntry(
             lambda cls=cls, overrides=overrides: set_random_state(
                 cls.from_paper(**overrides), random_state

@@ -17,7 +17,7 @@ from torch import nn
 
 from skattn.modules.attention import attention_penalty
 from skattn.modules.outputs import ModuleOutput
-from skattn.modules.self_attentive import SelfAttentiveNet
+from skattn.modules.self_attentive import SelfAttentiveNet, mlp_head
 
 
 class PairOutput(ModuleOutput):
@@ -52,6 +52,8 @@ class SelfAttentivePairNet(SelfAttentiveNet):
     gated_dim : int, default=128
         d_f, the width of each hop's gated features (the paper does not
         give it).
+    mlp_connections : {"dense", "pruned"}, default="dense"
+        "pruned": Appendix A's hidden layer on F_r (r × d_f).
 
     Examples
     --------
@@ -60,7 +62,14 @@ class SelfAttentivePairNet(SelfAttentiveNet):
     (2, 4, 128)
     """
 
-    def __init__(self, vocab_size: int, n_classes: int, gated_dim: int = 128, **params):
+    def __init__(
+        self,
+        vocab_size: int,
+        n_classes: int,
+        gated_dim: int = 128,
+        mlp_connections: str = "dense",
+        **params,
+    ):
         # "mean": the parent's MLP (replaced below) then reads 2u inputs, not r · 2u.
         super().__init__(vocab_size, n_classes, **{**params, "pooling": "mean"})
         hops, width = self.attention.ws2.out_features, self.encoder.output_size
@@ -69,12 +78,10 @@ class SelfAttentivePairNet(SelfAttentiveNet):
         self.gate_second = nn.Parameter(torch.empty(hops, width, gated_dim).uniform_(-bound, bound))
         hidden = self.classifier[0].out_features
         dropout = self.classifier[2].p
-        self.classifier = nn.Sequential(
-            nn.Linear(hops * gated_dim, hidden),
-            nn.ReLU(),
-            nn.Dropout(dropout),
-            nn.Linear(hidden, n_classes),
-        )
+        # The authors' code drops M_h and M_p before the gated encoder too.
+        authors = params.get("dropout_placement") == "authors"
+        self.matrix_dropout = nn.Dropout(dropout if authors else 0.0)
+        self.classifier = mlp_head(hops, gated_dim, hidden, n_classes, dropout, mlp_connections)
 
     def forward(
         self,
@@ -90,6 +97,9 @@ class SelfAttentivePairNet(SelfAttentiveNet):
         """Classify pairs: padded token ids and lengths of each side (``_b``: the second)."""
         first, attention = self.encode(tokens, lengths, subwords, token_scale)
         second, attention_b = self.encode(tokens_b, lengths_b, subwords_b, token_scale_b)
+        # getattr: networks pickled before the attribute existed.
+        matrix_dropout = getattr(self, "matrix_dropout", nn.Identity())
+        first, second = matrix_dropout(first), matrix_dropout(second)
         gated = torch.einsum("brk,rkd->brd", first, self.gate_first) * torch.einsum(
             "brk,rkd->brd", second, self.gate_second
         )

@@ -8,6 +8,7 @@ from torch import nn
 from skattn.modules.attention import StructuredSelfAttention, attention_penalty, length_mask
 from skattn.modules.encoders import BiRNNEncoder, SubwordEmbedding
 from skattn.modules.outputs import ModuleOutput
+from skattn.modules.pruned import first_mlp_layer
 
 
 class SelfAttentiveOutput(ModuleOutput):
@@ -34,6 +35,22 @@ class SelfAttentiveOutput(ModuleOutput):
     fields = ("logits", "attention", "embedding", "penalty")
 
 
+def mlp_head(
+    rows: int, columns: int, hidden: int, n_classes: int, dropout: float, connections: str
+) -> nn.Sequential:
+    """The ReLU MLP on a flattened rows × columns embedding: first layer, ReLU, dropout, output.
+
+    Examples
+    --------
+    >>> head = mlp_head(2, 3, 4, n_classes=5, dropout=0.1, connections="dense")
+    >>> head(torch.zeros(7, 6)).shape
+    torch.Size([7, 5])
+    """
+    first = first_mlp_layer(rows, columns, hidden, connections)
+    width = first.out_features
+    return nn.Sequential(first, nn.ReLU(), nn.Dropout(dropout), nn.Linear(width, n_classes))
+
+
 class SelfAttentiveNet(nn.Module):
     """Embedding → BiLSTM → structured self-attention → pooling → ReLU MLP.
 
@@ -52,6 +69,11 @@ class SelfAttentiveNet(nn.Module):
         r.
     mlp_hidden : int, default=128
         Width of the ReLU hidden layer.
+    mlp_connections : {"dense", "pruned"}, default="dense"
+        "pruned": the hidden layer of Lin et al.'s Appendix A
+        (:class:`~skattn.modules.pruned.PrunedMatrixLayer`: one group of
+        units per row of M and one per column, each reading only its own
+        row or column; needs ``pooling="flatten"``).
     pooling : {"flatten", "max", "mean"}, default="flatten"
         How M (r × 2u) becomes the MLP input: flattened (the paper), or the
         max / mean over the r rows.
@@ -87,6 +109,7 @@ class SelfAttentiveNet(nn.Module):
         attention_hops: int = 4,
         mlp_hidden: int = 128,
         pooling: str = "flatten",
+        mlp_connections: str = "dense",
         dropout: float = 0.5,
         dropout_placement: str = "embeddings",
         padding_idx: int = 0,
@@ -105,13 +128,12 @@ class SelfAttentiveNet(nn.Module):
         )
         self.embedding_dropout = nn.Dropout(0.0 if authors else dropout)
         self.state_dropout = nn.Dropout(dropout if authors else 0.0)
-        pooled_size = self.encoder.output_size * (attention_hops if pooling == "flatten" else 1)
+        if mlp_connections == "pruned" and pooling != "flatten":
+            raise ValueError(f'mlp_connections="pruned" needs pooling="flatten", not {pooling!r}')
+        rows = attention_hops if pooling == "flatten" else 1
         self.dropout = nn.Dropout(dropout)
-        self.classifier = nn.Sequential(
-            nn.Linear(pooled_size, mlp_hidden),
-            nn.ReLU(),
-            nn.Dropout(dropout),
-            nn.Linear(mlp_hidden, n_classes),
+        self.classifier = mlp_head(
+            rows, self.encoder.output_size, mlp_hidden, n_classes, dropout, mlp_connections
         )
 
     def encode(
