@@ -58,6 +58,24 @@ def test_the_gated_encoder_is_the_papers_hop_by_hop_product():
     torch.testing.assert_close(out.penalty[0], penalty)
 
 
+def test_matching_features_follow_the_gated_ones_hop_by_hop():
+    torch.manual_seed(0)
+    net = SelfAttentivePairNet(
+        vocab_size=12, n_classes=3, hidden_size=3, attention_hops=2, gated_dim=4, dropout=0.0,
+        pair_features="matching",
+    ).eval()
+    tokens, lengths = torch.tensor([[4, 5, 6]]), torch.tensor([3])
+    tokens_b, lengths_b = torch.tensor([[7, 8]]), torch.tensor([2])
+    out = net(tokens, lengths, tokens_b, lengths_b)
+    m_h, _ = net.encode(tokens, lengths)
+    m_p, _ = net.encode(tokens_b, lengths_b)
+    for i in range(2):
+        gated = (m_h[0, i] @ net.gate_first[i]) * (m_p[0, i] @ net.gate_second[i])
+        by_hand = [gated, (m_h[0, i] - m_p[0, i]).abs(), m_h[0, i] * m_p[0, i]]
+        torch.testing.assert_close(out.embedding[0, i], torch.cat(by_hand))
+    torch.testing.assert_close(out.logits, net.classifier(out.embedding.flatten(1)))
+
+
 def test_pairs_come_as_tuples_arrays_or_data_frames():
     pairs = [("a b", "c"), ("d", "e f")]
     assert check_pair_input(np.array(pairs, dtype=object)) == pairs
@@ -99,8 +117,17 @@ def test_predictions_probabilities_and_features(sick_sample):
     assert proba.shape == (10, 3)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-10)
     np.testing.assert_array_equal(model.classes_[proba.argmax(axis=1)], model.predict(X[:10]))
-    assert model.transform(X[:4]).shape == (4, 2 * 8)
-    assert model.get_feature_names_out()[:2].tolist() == ["hop0_gate0", "hop0_gate1"]
+    # Per hop (2 hops): d_f = 8 gated features, then |M_h − M_p| and M_h ⊙ M_p (2u = 16 each).
+    assert model.transform(X[:4]).shape == (4, 2 * (8 + 16 + 16))
+    names = model.get_feature_names_out()
+    assert names[[0, 8, 24, 40]].tolist() == ["hop0_gate0", "hop0_absdiff0", "hop0_product0", "hop1_gate0"]
+    # The matching features are what they say, from each text's own M.
+    m_first = model.document_outputs([(a, a) for a, _ in X[:4]], ("embedding",))["embedding"]
+    features = model.transform(X[:4]).reshape(4, 2, 40)
+    assert np.all(features[:, :, 8:24] >= 0)
+    gated_only = small(pair_features="gated").fit(X, y)
+    assert gated_only.transform(X[:4]).shape == (4, 2 * 8)
+    assert m_first[:, :, 8:24].max() == 0  # a text matched with itself differs nowhere
     # The pair is read in order: swapping the texts changes the features.
     swapped = [(b, a) for a, b in X[:4]]
     assert not np.allclose(model.transform(swapped), model.transform(X[:4]))

@@ -5,7 +5,10 @@ BiLSTM, r attention hops), giving M_h and M_p (r × 2u each). The gated
 encoder of the paper's entailment model combines them hop by hop: each hop
 i has its own matrices W_fh[i] and W_fp[i] (2u × d_f), F_h[i] = M_h[i]
 W_fh[i], F_p[i] = M_p[i] W_fp[i], and F_r = F_h ⊙ F_p (r × d_f), which a
-ReLU MLP reads flattened. The penalty is the sum of both sentences'.
+ReLU MLP reads flattened. With ``pair_features="matching"`` each hop's
+features are F_r[i] followed by |M_h[i] − M_p[i]| and M_h[i] ⊙ M_p[i], the
+matching features of Tai et al. (2015) and Mou et al. (2016). The penalty
+is the sum of both sentences'.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ class PairOutput(ModuleOutput):
     logits : Tensor (batch, n_classes)
     attention : Tensor (batch, hops, time), A of the first sentence
     attention_b : Tensor (batch, hops, time_b), A of the second sentence
-    embedding : Tensor (batch, hops, gated_dim), F_r = F_h ⊙ F_p
+    embedding : Tensor (batch, hops, features), F_r = F_h ⊙ F_p (gated_dim
+        features), or [F_r, |M_h − M_p|, M_h ⊙ M_p] (gated_dim + 4u) with
+        ``pair_features="matching"``
     penalty : Tensor (batch,), both sentences' ‖AAᵀ − I‖²_F summed
 
     Examples
@@ -52,8 +57,11 @@ class SelfAttentivePairNet(SelfAttentiveNet):
     gated_dim : int, default=128
         d_f, the width of each hop's gated features (the paper does not
         give it).
+    pair_features : {"gated", "matching"}, default="gated"
+        What the MLP reads for each hop: the paper's F_r, or F_r with
+        |M_h − M_p| and M_h ⊙ M_p beside it.
     mlp_connections : {"dense", "pruned"}, default="dense"
-        "pruned": Appendix A's hidden layer on F_r (r × d_f).
+        "pruned": Appendix A's hidden layer on the hop-by-feature matrix.
 
     Examples
     --------
@@ -67,6 +75,7 @@ class SelfAttentivePairNet(SelfAttentiveNet):
         vocab_size: int,
         n_classes: int,
         gated_dim: int = 128,
+        pair_features: str = "gated",
         mlp_connections: str = "dense",
         **params,
     ):
@@ -81,7 +90,9 @@ class SelfAttentivePairNet(SelfAttentiveNet):
         # The authors' code drops M_h and M_p before the gated encoder too.
         authors = params.get("dropout_placement") == "authors"
         self.matrix_dropout = nn.Dropout(dropout if authors else 0.0)
-        self.classifier = mlp_head(hops, gated_dim, hidden, n_classes, dropout, mlp_connections)
+        self.pair_features = pair_features
+        features = gated_dim + (2 * width if pair_features == "matching" else 0)
+        self.classifier = mlp_head(hops, features, hidden, n_classes, dropout, mlp_connections)
 
     def forward(
         self,
@@ -103,6 +114,10 @@ class SelfAttentivePairNet(SelfAttentiveNet):
         gated = torch.einsum("brk,rkd->brd", first, self.gate_first) * torch.einsum(
             "brk,rkd->brd", second, self.gate_second
         )
-        logits = self.classifier(self.dropout(gated.flatten(1)))
+        features = gated
+        # getattr: networks pickled before the attribute existed are "gated".
+        if getattr(self, "pair_features", "gated") == "matching":
+            features = torch.cat([gated, (first - second).abs(), first * second], dim=2)
+        logits = self.classifier(self.dropout(features.flatten(1)))
         penalty = attention_penalty(attention) + attention_penalty(attention_b)
-        return PairOutput((logits, attention, attention_b, gated, penalty))
+        return PairOutput((logits, attention, attention_b, features, penalty))

@@ -1,0 +1,266 @@
+"""Serve an exported artefact with numpy and onnxruntime only.
+
+Nothing here imports torch, skorch, scikit-learn or scipy: a served model
+needs ``pip install numpy onnxruntime`` and this package's ``serving``
+folder (``skattn/__init__.py`` imports nothing heavy either).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skattn.serving.text import TextPipeline
+
+FORMAT = "skattn-onnx"
+SUPPORTED_VERSIONS = (1,)
+
+
+class ArtifactError(ValueError):
+    """An artefact that cannot be read: not a zip, truncated, altered or of another format."""
+
+
+def read_artifact(path: str | Path) -> tuple[dict[str, Any], bytes]:
+    """The config and the ONNX bytes of an artefact, checked before onnxruntime sees them.
+
+    Raises
+    ------
+    ArtifactError
+        The file is not a skattn artefact, is truncated or corrupted (its
+        ONNX bytes do not match the recorded SHA-256), or was written by a
+        newer format.
+
+    Examples
+    --------
+    >>> read_artifact("missing.onnx.zip")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: missing.onnx.zip does not exist.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist.")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            config = json.loads(archive.read("config.json").decode("utf-8"))
+            onnx_bytes = archive.read("model.onnx")
+    except (zipfile.BadZipFile, KeyError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ArtifactError(
+            f"{path} is not a readable skattn artefact (truncated, corrupted or another "
+            f"kind of file): {error}. Export the model again with skattn.serving.export."
+        ) from error
+    if config.get("format") != FORMAT:
+        raise ArtifactError(f"{path} is not a skattn artefact (format {config.get('format')!r}).")
+    if config.get("format_version") not in SUPPORTED_VERSIONS:
+        raise ArtifactError(
+            f"{path} has format version {config.get('format_version')}; this runtime reads "
+            f"{SUPPORTED_VERSIONS}. Upgrade skattn."
+        )
+    if hashlib.sha256(onnx_bytes).hexdigest() != config.get("onnx_sha256"):
+        raise ArtifactError(f"{path}: the network's bytes do not match their checksum (corrupted).")
+    return config, onnx_bytes
+
+
+def _check_documents(X: Any) -> list[str]:
+    """A list of str from a sequence of documents (bytes must be UTF-8), or a clear error."""
+    if isinstance(X, (str, bytes)):
+        raise TypeError("X is a single string; pass a list of documents, e.g. [text].")
+    if not isinstance(X, Iterable):
+        raise TypeError(f"X must be a sequence of documents, not {type(X).__name__}.")
+    documents = []
+    for i, doc in enumerate(X):
+        if isinstance(doc, bytes):
+            try:
+                doc = doc.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ValueError(f"X[{i}] is bytes that are not UTF-8: {error}.") from None
+        if not isinstance(doc, str):
+            raise TypeError(f"X[{i}] is {type(doc).__name__} ({doc!r}); every document must be a str.")
+        documents.append(doc)
+    if not documents:
+        raise ValueError("X holds no document.")
+    return documents
+
+
+class OnnxTextModel:
+    """What every served model shares: the artefact, the session, batched inference.
+
+    Parameters
+    ----------
+    path : str or Path
+        An artefact written by :func:`skattn.serving.export`.
+    batch_size : int, default=64
+        Documents per onnxruntime call.
+    threads : int or None, default=1
+        onnxruntime's intra-op threads (None: its default, all cores).
+    """
+
+    _task: str | None = None
+
+    def __init__(self, path: str | Path, *, batch_size: int = 64, threads: int | None = 1):
+        import onnxruntime
+
+        self.path = Path(path)
+        self.config, onnx_bytes = read_artifact(self.path)
+        if self._task is not None and self.config["task"] != self._task:
+            raise ArtifactError(
+                f"{self.path} holds a {self.config['estimator']} ({self.config['task']}); "
+                f"{type(self).__name__} serves a {self._task}."
+            )
+        options = onnxruntime.SessionOptions()
+        if threads is not None:
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+        try:
+            self.session = onnxruntime.InferenceSession(
+                onnx_bytes, options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as error:  # onnxruntime raises its own exception types
+            raise ArtifactError(f"onnxruntime cannot load {self.path}: {error}") from error
+        self._inputs = {i.name for i in self.session.get_inputs()}
+        self.batch_size = batch_size
+        self.text = TextPipeline(self.config["text"])
+        self.hierarchical = self.config["architecture"] == "hierarchical"
+
+    def _run(self, documents: Sequence[str], outputs: Sequence[str]):
+        """The named outputs for every document, batch by batch, with each batch's tokens."""
+        for start in range(0, len(documents), self.batch_size):
+            chunk = documents[start : start + self.batch_size]
+            batch = self.text.nested_batch if self.hierarchical else self.text.flat_batch
+            arrays, tokens = batch(chunk)
+            feed = {name: value for name, value in arrays.items() if name in self._inputs}
+            yield dict(zip(outputs, self.session.run(list(outputs), feed))), tokens
+
+    def _logits(self, X) -> np.ndarray:
+        documents = _check_documents(X)
+        return np.concatenate([out["logits"] for out, _ in self._run(documents, ["logits"])])
+
+    def attention(self, X) -> list[dict[str, Any]]:
+        """Each document's kept tokens and attention weights, as the network computed them.
+
+        Returns
+        -------
+        list of dict
+            Self-attentive: ``tokens`` (list of str) and ``attention``
+            (hops × tokens). Hierarchical: ``sentences`` (lists of tokens),
+            ``sentence_attention`` and ``word_attention`` (one list per
+            sentence).
+        """
+        documents = _check_documents(X)
+        records = []
+        if self.hierarchical:
+            names = ["sentence_attention", "word_attention"]
+            for out, docs in self._run(documents, names):
+                for i, sentences in enumerate(docs):
+                    records.append({
+                        "sentences": sentences,
+                        "sentence_attention": out["sentence_attention"][i, : len(sentences)],
+                        "word_attention": [out["word_attention"][i, j, : len(s)] for j, s in enumerate(sentences)],
+                    })
+        else:
+            for out, docs in self._run(documents, ["attention"]):
+                for i, tokens in enumerate(docs):
+                    records.append({"tokens": tokens, "attention": out["attention"][i, :, : len(tokens)]})
+        return records
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits.astype(np.float64) - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+class OnnxTextClassifier(OnnxTextModel):
+    """A served attention classifier: ``predict``, ``predict_proba``, ``attention``.
+
+    Parameters
+    ----------
+    path : str or Path
+        An artefact of a fitted classifier (:func:`skattn.serving.export`).
+    batch_size : int, default=64
+    threads : int or None, default=1
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels, as the estimator had them.
+
+    Examples
+    --------
+    >>> served = OnnxTextClassifier("review_model.onnx.zip")  # doctest: +SKIP
+    >>> served.predict(["a moving, funny film"])  # doctest: +SKIP
+    array(['pos'], dtype='<U3')
+    """
+
+    _task = "classifier"
+
+    def __init__(self, path: str | Path, *, batch_size: int = 64, threads: int | None = 1):
+        super().__init__(path, batch_size=batch_size, threads=threads)
+        classes = self.config["classes"]
+        dtype = object if classes["dtype"] == "object" else np.dtype(classes["dtype"])
+        self.classes_ = np.array(classes["values"], dtype=dtype)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities, shape (n_documents, n_classes), float64."""
+        return _softmax(self._logits(X))
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of each document."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class OnnxTextRegressor(OnnxTextModel):
+    """A served attention regressor: ``predict`` and ``attention``.
+
+    Examples
+    --------
+    >>> served = OnnxTextRegressor("relatedness.onnx.zip")  # doctest: +SKIP
+    >>> served.predict(["a moving, funny film"]).shape  # doctest: +SKIP
+    (1,)
+    """
+
+    _task = "regressor"
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted values: shape (n,) for a 1-D training target, else (n, n_outputs)."""
+        config = self.config
+        values = self._logits(X).astype(np.float64) * np.asarray(config["target_scale"]) + np.asarray(
+            config["target_mean"]
+        )
+        return values.ravel() if config["target_ndim"] == 1 else values
+
+
+class OnnxTextEmbedder(OnnxTextModel):
+    """A served self-attentive embedding (M, flattened or pooled over the hops).
+
+    ``output`` is the exported embedder's (or "flatten" for a classifier's
+    artefact).
+
+    Examples
+    --------
+    >>> served = OnnxTextEmbedder("embedder.onnx.zip")  # doctest: +SKIP
+    >>> served.transform(["a film"]).shape  # doctest: +SKIP
+    (1, 800)
+    """
+
+    def __init__(self, path: str | Path, *, batch_size: int = 64, threads: int | None = 1):
+        super().__init__(path, batch_size=batch_size, threads=threads)
+        if self.hierarchical:
+            raise ArtifactError(f"{self.path} holds a hierarchical model; embeddings come from self-attentive ones.")
+        self.output = self.config.get("embedder_output", "flatten")
+
+    def transform(self, X) -> np.ndarray:
+        """Each document's embedding M: (n, r · 2u) flattened, or (n, 2u) pooled over hops."""
+        documents = _check_documents(X)
+        embedding = np.concatenate([out["sentence_embedding"] for out, _ in self._run(documents, ["sentence_embedding"])])
+        if self.output == "max":
+            return embedding.max(axis=1)
+        if self.output == "mean":
+            return embedding.mean(axis=1)
+        return embedding.reshape(len(embedding), -1)
