@@ -161,7 +161,28 @@ def _parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="measure the explanations' faithfulness on these documents and state it",
             )
+    export = commands.add_parser(
+        "export", help="write a saved model as an ONNX artefact for skattn.serving"
+    )
+    export.add_argument("model", type=Path, help="a file written by skattn.save")
+    export.add_argument("output", type=Path, help="the artefact to write (e.g. model.onnx.zip)")
+    export.add_argument(
+        "--tokenizer",
+        default=None,
+        help=f"for a model saved with a built-in tokenizer name {sorted(TOKENIZERS)}",
+    )
     return parser
+
+
+def _export(args) -> int:
+    from skattn.serving import export
+
+    if not args.model.is_file():
+        raise FileNotFoundError(f"model file {args.model}: no such file")
+    params = {"tokenizer": args.tokenizer} if args.tokenizer else {}
+    path = export(load(args.model, **params), args.output)
+    print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MiB)")
+    return 0
 
 
 def _documents(args) -> list[str]:
@@ -249,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         wrong arguments.
     """
     args = _parser().parse_args(argv)
-    commands = {"compare": _compare, "predict": _predict, "explain": _explain}
+    commands = {"compare": _compare, "predict": _predict, "explain": _explain, "export": _export}
     try:
         return commands[args.command](args)
     except (Exception, KeyboardInterrupt) as error:

@@ -325,8 +325,8 @@ class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBas
     >>> clf = SelfAttentivePairClassifier(max_epochs=20, lr=0.01, random_state=0).fit(X, y)
     >>> clf.predict([("a cat sleeps", "no cat sleeps")]).tolist()
     ['contradict']
-    >>> clf.transform(X[:1]).shape  # r * d_f
-    (1, 512)
+    >>> clf.transform(X[:1]).shape  # r × (d_f + 2u + 2u): 8 × (128 + 200 + 200)
+    (1, 4224)
     """
 
     _parameter_constraints: dict = {
@@ -340,13 +340,13 @@ class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBas
         embedding_dim: int = 100,
         hidden_size: int = 100,
         attention_dim: int = 64,
-        attention_hops: int = 4,
+        attention_hops: int = 8,
         penalty: float = 0.1,
         gated_dim: int = 128,
         pair_features: str = "matching",
         mlp_hidden: int = 128,
         mlp_connections: str = "dense",
-        dropout: float = 0.5,
+        dropout: float = 0.3,
         dropout_placement: str = "embeddings",
         embeddings: str | None = "auto",
         freeze_embeddings: bool = False,
@@ -493,13 +493,13 @@ class SelfAttentivePairRegressor(SelfAttentivePairModel, AttentionRegressorBase)
         embedding_dim: int = 100,
         hidden_size: int = 100,
         attention_dim: int = 64,
-        attention_hops: int = 4,
+        attention_hops: int = 8,
         penalty: float = 0.1,
         gated_dim: int = 128,
         pair_features: str = "matching",
         mlp_hidden: int = 128,
         mlp_connections: str = "dense",
-        dropout: float = 0.5,
+        dropout: float = 0.3,
         dropout_placement: str = "embeddings",
         embeddings: str | None = "auto",
         freeze_embeddings: bool = False,
