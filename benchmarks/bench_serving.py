@@ -79,9 +79,14 @@ def run(name: str) -> dict:
     X, y = fetch_sentence_polarity(return_X_y=True, download_if_missing=False)
     order = np.random.RandomState(0).permutation(len(X))
     X, y = [X[i] for i in order], y[order]
-    model = getattr(skattn, class_name)(**params, max_epochs=1, random_state=0).fit(X[:2000], y[:2000])
+    model = getattr(skattn, class_name)(**params, max_epochs=1, random_state=0).fit(
+        X[:2000], y[:2000]
+    )
     singles, batches = X[-300:], [X[-2560:][i : i + 64] for i in range(0, 2560, 64)]
-    result: dict = {"model": name, "parameters": sum(p.numel() for p in model.net_.module_.parameters())}
+    result: dict = {
+        "model": name,
+        "parameters": sum(p.numel() for p in model.net_.module_.parameters()),
+    }
     with tempfile.TemporaryDirectory() as folder:
         path = export(model, Path(folder) / "model.onnx.zip")
         result["artifact_mib"] = path.stat().st_size / 2**20
@@ -92,8 +97,13 @@ def run(name: str) -> dict:
             served = OnnxTextClassifier(path, threads=threads)
             model.set_params(threads=threads)
             torch.set_num_threads(threads)
-            worst = float(np.abs(served.predict_proba(X[-500:]) - model.predict_proba(X[-500:])).max())
-            for engine, predict in (("eager", model.predict_proba), ("onnxruntime", served.predict_proba)):
+            worst = float(
+                np.abs(served.predict_proba(X[-500:]) - model.predict_proba(X[-500:])).max()
+            )
+            for engine, predict in (
+                ("eager", model.predict_proba),
+                ("onnxruntime", served.predict_proba),
+            ):
                 p50, p99 = _latency_ms(predict, singles)
                 result[f"{engine}_t{threads}"] = {
                     "batch1_p50_ms": p50,
@@ -111,10 +121,17 @@ def main() -> None:
     if args.only:
         print(json.dumps(run(args.only)), flush=True)
         return
-    print(json.dumps({
-        "import_s_serving": _import_seconds("import skattn.serving"),
-        "import_s_training": _import_seconds("import skattn; skattn.SelfAttentiveClassifier"),
-    }), flush=True)
+    print(
+        json.dumps(
+            {
+                "import_s_serving": _import_seconds("import skattn.serving"),
+                "import_s_training": _import_seconds(
+                    "import skattn; skattn.SelfAttentiveClassifier"
+                ),
+            }
+        ),
+        flush=True,
+    )
     for name in MODELS:
         subprocess.run([sys.executable, __file__, "--only", name], check=True)
 

@@ -10,10 +10,9 @@ encoder combines their embeddings hop by hop (:mod:`skattn.modules.pair`).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
-
-import copy
 
 import numpy as np
 from sklearn.base import TransformerMixin
@@ -208,7 +207,7 @@ class SelfAttentivePairModel(TransformerMixin):
         return embedding.reshape(len(embedding), -1)
 
     def _feature_names(self) -> list[str]:
-        """``transform``'s columns: ``hop{i}_gate{j}`` (then ``hop{i}_absdiff{k}``, ``hop{i}_product{k}``)."""
+        """``transform``'s columns: ``hop{i}_gate{j}``, ``_absdiff{k}``, ``_product{k}``."""
         per_hop = [f"gate{d}" for d in range(self.gated_dim)]
         if self.pair_features == "matching":
             width = 2 * self.hidden_size

@@ -61,7 +61,12 @@ def test_the_gated_encoder_is_the_papers_hop_by_hop_product():
 def test_matching_features_follow_the_gated_ones_hop_by_hop():
     torch.manual_seed(0)
     net = SelfAttentivePairNet(
-        vocab_size=12, n_classes=3, hidden_size=3, attention_hops=2, gated_dim=4, dropout=0.0,
+        vocab_size=12,
+        n_classes=3,
+        hidden_size=3,
+        attention_hops=2,
+        gated_dim=4,
+        dropout=0.0,
         pair_features="matching",
     ).eval()
     tokens, lengths = torch.tensor([[4, 5, 6]]), torch.tensor([3])
@@ -120,7 +125,12 @@ def test_predictions_probabilities_and_features(sick_sample):
     # Per hop (2 hops): d_f = 8 gated features, then |M_h − M_p| and M_h ⊙ M_p (2u = 16 each).
     assert model.transform(X[:4]).shape == (4, 2 * (8 + 16 + 16))
     names = model.get_feature_names_out()
-    assert names[[0, 8, 24, 40]].tolist() == ["hop0_gate0", "hop0_absdiff0", "hop0_product0", "hop1_gate0"]
+    assert names[[0, 8, 24, 40]].tolist() == [
+        "hop0_gate0",
+        "hop0_absdiff0",
+        "hop0_product0",
+        "hop1_gate0",
+    ]
     # The matching features are what they say, from each text's own M.
     m_first = model.document_outputs([(a, a) for a, _ in X[:4]], ("embedding",))["embedding"]
     features = model.transform(X[:4]).reshape(4, 2, 40)

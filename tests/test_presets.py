@@ -175,8 +175,11 @@ def test_pair_preset_puts_l2_and_dropout_where_the_authors_code_does():
     small = {"embedding_dim": 4, "hidden_size": 3, "attention_hops": 2, "gated_dim": 4}
     net = SelfAttentivePairNet(10, 3, **{**preset._module_params(), **small, "mlp_hidden": 5})
     decayed = {
-        name for name, _ in net.named_parameters()
-        if any(fnmatch(name, pattern) and g["weight_decay"] == 1e-4 for pattern, g in groups.items())
+        name
+        for name, _ in net.named_parameters()
+        if any(
+            fnmatch(name, pattern) and g["weight_decay"] == 1e-4 for pattern, g in groups.items()
+        )
     }
     assert "embedding.weight" not in decayed
     for name, _ in net.named_parameters():

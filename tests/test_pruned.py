@@ -55,8 +55,9 @@ def test_at_the_papers_sizes_the_pruned_layer_has_a_fiftieth_of_the_weights():
 
 
 def test_the_pair_network_prunes_its_gated_features():
-    net = SelfAttentivePairNet(12, 3, hidden_size=3, attention_hops=2, gated_dim=5,
-                               mlp_hidden=8, mlp_connections="pruned")
+    net = SelfAttentivePairNet(
+        12, 3, hidden_size=3, attention_hops=2, gated_dim=5, mlp_hidden=8, mlp_connections="pruned"
+    )
     first = net.classifier[0]
     assert (first.rows, first.columns) == (2, 5)
     tokens, lengths = torch.tensor([[4, 5]]), torch.tensor([2])
@@ -84,8 +85,17 @@ def test_pruned_estimators_learn_a_separable_toy(cls):
         texts.append(" ".join(tokens))
         labels.append(label)
     X = [(t, t) for t in texts] if cls is SelfAttentivePairClassifier else texts
-    model = cls(mlp_connections="pruned", embedding_dim=8, hidden_size=8, attention_hops=2,
-                mlp_hidden=8, max_epochs=30, lr=0.03, embeddings=None, random_state=0)
+    model = cls(
+        mlp_connections="pruned",
+        embedding_dim=8,
+        hidden_size=8,
+        attention_hops=2,
+        mlp_hidden=8,
+        max_epochs=30,
+        lr=0.03,
+        embeddings=None,
+        random_state=0,
+    )
     model.fit(X, labels)
     assert model.net_.module_.classifier[0].__class__ is PrunedMatrixLayer
     assert model.score(X, labels) == 1.0

@@ -86,7 +86,9 @@ def artifacts(tmp_path_factory):
             SelfAttentiveClassifier(**SMALL, subword_buckets=None), output="mean"
         ).fit(TRAIN, LABELS),
     }
-    return {name: (model, export(model, folder / f"{name}.onnx.zip")) for name, model in fitted.items()}
+    return {
+        name: (model, export(model, folder / f"{name}.onnx.zip")) for name, model in fitted.items()
+    }
 
 
 @pytest.mark.parametrize("name", ["self_attentive", "han"])
@@ -163,12 +165,25 @@ SETTINGS = [
 def test_the_plain_python_tokenizer_is_the_training_tokenizer(settings):
     encoder = TextEncoder(**settings, subword_buckets=1000).fit(TEXTS[:3])
     config = {
-        **{k: getattr(encoder, k) for k in ("lowercase", "token_pattern", "tokenizer",
-                                             "strip_accents", "analyzer", "sentence_split",
-                                             "max_length", "max_sentences",
-                                             "max_sentence_length", "subword_buckets")},
-        "id_to_token": encoder.id_to_token_, "empty_id": encoder.empty_id_,
-        "ngram_range": [3, 5], "max_ngrams": 32,
+        **{
+            k: getattr(encoder, k)
+            for k in (
+                "lowercase",
+                "token_pattern",
+                "tokenizer",
+                "strip_accents",
+                "analyzer",
+                "sentence_split",
+                "max_length",
+                "max_sentences",
+                "max_sentence_length",
+                "subword_buckets",
+            )
+        },
+        "id_to_token": encoder.id_to_token_,
+        "empty_id": encoder.empty_id_,
+        "ngram_range": [3, 5],
+        "max_ngrams": 32,
     }
     pipeline = TextPipeline(config)
     expected = encoder.tokenize(TEXTS)
@@ -279,7 +294,9 @@ def test_the_http_service_answers_as_the_runtime(artifacts):
 
     def post(route, payload):
         request = urllib.request.Request(
-            base + route, data=json.dumps(payload).encode(), method="POST",
+            base + route,
+            data=json.dumps(payload).encode(),
+            method="POST",
             headers={"Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=30) as response:

@@ -12,9 +12,7 @@ the artefact (:mod:`skattn.serving.runtime`) does not.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import math
 import tempfile
 import warnings
 import zipfile
@@ -90,7 +88,9 @@ class HierarchicalGraph(nn.Module):
         net = self.net
         batch, n_sentences, n_words = tokens.shape[0], tokens.shape[1], tokens.shape[2]
         flat_lengths = lengths.reshape(-1)
-        flat_subwords = None if subwords is None else subwords.reshape(batch * n_sentences, n_words, -1)
+        flat_subwords = (
+            None if subwords is None else subwords.reshape(batch * n_sentences, n_words, -1)
+        )
         vectors = _embed(net, tokens.reshape(-1, n_words), flat_subwords)
         # Padding sentences run with one (padding) word; their results are dropped.
         states = _bidirectional(net.word_encoder, vectors, flat_lengths.clamp(min=1))
@@ -98,7 +98,9 @@ class HierarchicalGraph(nn.Module):
         sentence_vectors, word_weights = net.word_pooling(states, word_mask)
         real = lengths > 0
         flat_real = real.reshape(-1, 1)
-        sentence_vectors = torch.where(flat_real, sentence_vectors, torch.zeros_like(sentence_vectors))
+        sentence_vectors = torch.where(
+            flat_real, sentence_vectors, torch.zeros_like(sentence_vectors)
+        )
         word_weights = torch.where(flat_real, word_weights, torch.zeros_like(word_weights))
         sentences = sentence_vectors.reshape(batch, n_sentences, -1)
         sentence_states = _bidirectional(net.sentence_encoder, sentences, real.sum(1))
@@ -113,7 +115,9 @@ def _classes(estimator) -> dict[str, Any]:
     if classes.dtype.kind not in "biufUO":
         raise ValueError(f"classes of dtype {classes.dtype} cannot be written to JSON.")
     values = classes.tolist()
-    if classes.dtype.kind == "O" and not all(isinstance(v, (str, int, float, bool)) for v in values):
+    if classes.dtype.kind == "O" and not all(
+        isinstance(v, (str, int, float, bool)) for v in values
+    ):
         raise ValueError("only str, int, float and bool classes can be exported.")
     return {"values": values, "dtype": classes.dtype.str if classes.dtype.kind != "O" else "object"}
 
@@ -126,7 +130,11 @@ def _text_config(estimator) -> dict[str, Any]:
             raise ValueError(
                 f"{name}={value!r} is Python code, which an artefact cannot carry. Export a "
                 f"model trained with a built-in {name} ("
-                + ('"whitespace", "characters" or None' if name == "tokenizer" else '"punctuation", "lines" or None')
+                + (
+                    '"whitespace", "characters" or None'
+                    if name == "tokenizer"
+                    else '"punctuation", "lines" or None'
+                )
                 + ")."
             )
     return {
@@ -219,7 +227,9 @@ def export(estimator, path: str | Path) -> Path:
     if not hasattr(model, "net_"):
         raise ValueError(f"the {type(model).__name__} is not fitted; call fit first.")
     if getattr(model, "_reads_pairs", False):
-        raise TypeError(f"{type(model).__name__} reads pairs of texts; export does not support pair models yet.")
+        raise TypeError(
+            f"{type(model).__name__} reads pairs of texts; export does not support pair models yet."
+        )
     hierarchical = bool(getattr(model, "_hierarchical", False))
     config = {
         "format": FORMAT,
@@ -244,17 +254,27 @@ def export(estimator, path: str | Path) -> Path:
 def _export_network(module: nn.Module, hierarchical: bool, text: dict) -> tuple[bytes, list[str]]:
     """ONNX bytes of the module's inference graph, and the names of its outputs."""
     module = module.eval()
-    with_subwords = text["subword_buckets"] is not None and getattr(module, "subword_embedding", None) is not None
+    with_subwords = (
+        text["subword_buckets"] is not None
+        and getattr(module, "subword_embedding", None) is not None
+    )
     batch, time = torch.export.Dim("batch", min=1), torch.export.Dim("time", min=1)
     if hierarchical:
         graph = HierarchicalGraph(module)
         sentences = torch.export.Dim("sentences", min=1)
-        example = {"tokens": torch.ones(2, 3, 4, dtype=torch.long),
-                   "lengths": torch.tensor([[4, 2, 1], [3, 0, 0]])}
+        example = {
+            "tokens": torch.ones(2, 3, 4, dtype=torch.long),
+            "lengths": torch.tensor([[4, 2, 1], [3, 0, 0]]),
+        }
         shapes = {"tokens": {0: batch, 1: sentences, 2: time}, "lengths": {0: batch, 1: sentences}}
         if with_subwords:
             example["subwords"] = torch.ones(2, 3, 4, 2, dtype=torch.long)
-            shapes["subwords"] = {0: batch, 1: sentences, 2: time, 3: torch.export.Dim("ngrams", min=1)}
+            shapes["subwords"] = {
+                0: batch,
+                1: sentences,
+                2: time,
+                3: torch.export.Dim("ngrams", min=1),
+            }
         outputs = ["logits", "sentence_attention", "word_attention", "document_vector"]
     else:
         graph = SelfAttentiveGraph(module)

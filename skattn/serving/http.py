@@ -22,7 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from skattn.serving.runtime import OnnxTextClassifier, OnnxTextModel, OnnxTextRegressor, read_artifact
+from skattn.serving.runtime import (
+    OnnxTextClassifier,
+    OnnxTextModel,
+    OnnxTextRegressor,
+    read_artifact,
+)
 
 #: Largest request body read, in bytes.
 MAX_BODY = 10 * 2**20
@@ -79,7 +84,9 @@ def answer(model: OnnxTextModel, route: str, body: dict) -> dict:
     return {"predictions": _jsonable(model.predict(texts))}
 
 
-def make_server(model: OnnxTextModel, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
+def make_server(
+    model: OnnxTextModel, host: str = "127.0.0.1", port: int = 8000
+) -> ThreadingHTTPServer:
     """An HTTP server answering for ``model`` (``port=0``: any free port).
 
     Examples
@@ -101,11 +108,15 @@ def make_server(model: OnnxTextModel, host: str = "127.0.0.1", port: int = 8000)
             if self.path != "/health":
                 return self._send(404, {"error": f"no route {self.path}; try /health"})
             config = model.config
-            self._send(200, {"status": "ok", "estimator": config["estimator"], "task": config["task"]})
+            self._send(
+                200, {"status": "ok", "estimator": config["estimator"], "task": config["task"]}
+            )
 
         def do_POST(self) -> None:
             if self.path not in ("/predict", "/attention"):
-                return self._send(404, {"error": f"no route {self.path}; POST /predict or /attention"})
+                return self._send(
+                    404, {"error": f"no route {self.path}; POST /predict or /attention"}
+                )
             length = int(self.headers.get("Content-Length") or 0)
             if length > MAX_BODY:
                 return self._send(413, {"error": f"body of {length} bytes; at most {MAX_BODY}"})
@@ -123,7 +134,9 @@ def make_server(model: OnnxTextModel, host: str = "127.0.0.1", port: int = 8000)
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m skattn.serving.http MODEL [--host H] [--port P] [--threads N]``."""
-    parser = argparse.ArgumentParser(prog="python -m skattn.serving.http", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m skattn.serving.http", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("model", type=Path, help="an artefact written by skattn.serving.export")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)

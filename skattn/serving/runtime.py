@@ -50,7 +50,13 @@ def read_artifact(path: str | Path) -> tuple[dict[str, Any], bytes]:
         with zipfile.ZipFile(path) as archive:
             config = json.loads(archive.read("config.json").decode("utf-8"))
             onnx_bytes = archive.read("model.onnx")
-    except (zipfile.BadZipFile, KeyError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as error:
+    except (
+        zipfile.BadZipFile,
+        KeyError,
+        EOFError,
+        json.JSONDecodeError,
+        UnicodeDecodeError,
+    ) as error:
         raise ArtifactError(
             f"{path} is not a readable skattn artefact (truncated, corrupted or another "
             f"kind of file): {error}. Export the model again with skattn.serving.export."
@@ -81,7 +87,9 @@ def _check_documents(X: Any) -> list[str]:
             except UnicodeDecodeError as error:
                 raise ValueError(f"X[{i}] is bytes that are not UTF-8: {error}.") from None
         if not isinstance(doc, str):
-            raise TypeError(f"X[{i}] is {type(doc).__name__} ({doc!r}); every document must be a str.")
+            raise TypeError(
+                f"X[{i}] is {type(doc).__name__} ({doc!r}); every document must be a str."
+            )
         documents.append(doc)
     if not documents:
         raise ValueError("X holds no document.")
@@ -158,15 +166,22 @@ class OnnxTextModel:
             names = ["sentence_attention", "word_attention"]
             for out, docs in self._run(documents, names):
                 for i, sentences in enumerate(docs):
-                    records.append({
-                        "sentences": sentences,
-                        "sentence_attention": out["sentence_attention"][i, : len(sentences)],
-                        "word_attention": [out["word_attention"][i, j, : len(s)] for j, s in enumerate(sentences)],
-                    })
+                    records.append(
+                        {
+                            "sentences": sentences,
+                            "sentence_attention": out["sentence_attention"][i, : len(sentences)],
+                            "word_attention": [
+                                out["word_attention"][i, j, : len(s)]
+                                for j, s in enumerate(sentences)
+                            ],
+                        }
+                    )
         else:
             for out, docs in self._run(documents, ["attention"]):
                 for i, tokens in enumerate(docs):
-                    records.append({"tokens": tokens, "attention": out["attention"][i, :, : len(tokens)]})
+                    records.append(
+                        {"tokens": tokens, "attention": out["attention"][i, :, : len(tokens)]}
+                    )
         return records
 
 
@@ -230,9 +245,9 @@ class OnnxTextRegressor(OnnxTextModel):
     def predict(self, X) -> np.ndarray:
         """Predicted values: shape (n,) for a 1-D training target, else (n, n_outputs)."""
         config = self.config
-        values = self._logits(X).astype(np.float64) * np.asarray(config["target_scale"]) + np.asarray(
-            config["target_mean"]
-        )
+        values = self._logits(X).astype(np.float64) * np.asarray(
+            config["target_scale"]
+        ) + np.asarray(config["target_mean"])
         return values.ravel() if config["target_ndim"] == 1 else values
 
 
@@ -252,13 +267,17 @@ class OnnxTextEmbedder(OnnxTextModel):
     def __init__(self, path: str | Path, *, batch_size: int = 64, threads: int | None = 1):
         super().__init__(path, batch_size=batch_size, threads=threads)
         if self.hierarchical:
-            raise ArtifactError(f"{self.path} holds a hierarchical model; embeddings come from self-attentive ones.")
+            raise ArtifactError(
+                f"{self.path} holds a hierarchical model; embeddings come from self-attentive ones."
+            )
         self.output = self.config.get("embedder_output", "flatten")
 
     def transform(self, X) -> np.ndarray:
         """Each document's embedding M: (n, r · 2u) flattened, or (n, 2u) pooled over hops."""
         documents = _check_documents(X)
-        embedding = np.concatenate([out["sentence_embedding"] for out, _ in self._run(documents, ["sentence_embedding"])])
+        embedding = np.concatenate(
+            [out["sentence_embedding"] for out, _ in self._run(documents, ["sentence_embedding"])]
+        )
         if self.output == "max":
             return embedding.max(axis=1)
         if self.output == "mean":

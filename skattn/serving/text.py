@@ -95,7 +95,9 @@ class TextPipeline:
 
         if config["analyzer"] == "char":
             return lambda text: list(_WHITE_SPACES.sub(" ", preprocess(text)))
-        tokenizer = _TOKENIZERS.get(config["tokenizer"]) or re.compile(config["token_pattern"]).findall
+        tokenizer = (
+            _TOKENIZERS.get(config["tokenizer"]) or re.compile(config["token_pattern"]).findall
+        )
         return lambda text: tokenizer(preprocess(text))
 
     def tokenize(self, text: str) -> list[list[str]]:
@@ -134,9 +136,13 @@ class TextPipeline:
 
     def _hash_ngrams(self, word: str) -> list[int]:
         wrapped, (low, high) = f"<{word}>", self.config["ngram_range"]
-        grams = [wrapped[i : i + n] for n in range(low, high + 1) for i in range(len(wrapped) - n + 1)]
+        grams = [
+            wrapped[i : i + n] for n in range(low, high + 1) for i in range(len(wrapped) - n + 1)
+        ]
         buckets = self.config["subword_buckets"]
-        return [1 + zlib.crc32(g.encode("utf-8")) % buckets for g in grams[: self.config["max_ngrams"]]]
+        return [
+            1 + zlib.crc32(g.encode("utf-8")) % buckets for g in grams[: self.config["max_ngrams"]]
+        ]
 
     # -- batches ----------------------------------------------------------------
     def flat_batch(self, documents: Sequence[str]) -> tuple[dict[str, np.ndarray], list]:
