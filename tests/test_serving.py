@@ -17,6 +17,8 @@ from skattn import (  # noqa: E402
     HierarchicalAttentionRegressor,
     SelfAttentiveClassifier,
     SelfAttentiveEmbedder,
+    SelfAttentivePairClassifier,
+    SelfAttentivePairRegressor,
     SelfAttentiveRegressor,
     TextEncoder,
 )
@@ -46,6 +48,7 @@ TRAIN = [
 ] * 6
 LABELS = ["pos", "neg", "pos", "neg", "pos", "neg", "neg", "pos"] * 6
 TARGETS = np.linspace(-1.0, 2.0, len(TRAIN))
+PAIRS = list(zip(TRAIN, TRAIN[3:] + TRAIN[:3]))
 SMALL = dict(embedding_dim=8, hidden_size=6, max_epochs=2, random_state=0, embeddings=None)
 
 
@@ -82,6 +85,12 @@ def artifacts(tmp_path_factory):
         "han_regressor": HierarchicalAttentionRegressor(**SMALL, sentence_split="lines").fit(
             TRAIN, TARGETS
         ),
+        "pair": SelfAttentivePairClassifier(**SMALL, attention_hops=2, gated_dim=4).fit(
+            PAIRS, LABELS
+        ),
+        "pair_regressor": SelfAttentivePairRegressor(
+            **SMALL, pair_features="gated", attention_hops=2
+        ).fit(PAIRS, TARGETS),
         "embedder": SelfAttentiveEmbedder(
             SelfAttentiveClassifier(**SMALL, subword_buckets=None), output="mean"
         ).fit(TRAIN, LABELS),
@@ -113,6 +122,28 @@ def test_regressor_predictions_equal_the_estimators_over_the_grid(artifacts, nam
         expected = model.predict(docs)
         assert got.shape == expected.shape
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * np.ptp(TARGETS))
+
+
+@pytest.mark.parametrize("name", ["pair", "pair_regressor"])
+def test_pair_outputs_equal_the_estimators_over_the_grid(artifacts, name):
+    model, path = artifacts[name]
+    runtime = OnnxTextClassifier if name == "pair" else OnnxTextRegressor
+    for batch, docs in _grid():
+        pairs = list(zip(docs, docs[::-1]))  # the two texts of a pair differ in length
+        served = runtime(path, batch_size=batch)
+        if name == "pair":
+            got, expected = served.predict_proba(pairs), model.predict_proba(pairs)
+            assert np.abs(got - expected).max() < 1e-5
+        else:
+            np.testing.assert_allclose(served.predict(pairs), model.predict(pairs), atol=1e-5)
+    record = OnnxTextClassifier(artifacts["pair"][1]).attention([("good film", "bad plot !")])[0]
+    assert record["tokens"] == ["good", "film"] and record["second"]["tokens"] == [
+        "bad",
+        "plot",
+        "!",
+    ]
+    with pytest.raises(ValueError, match="pair of texts"):
+        OnnxTextClassifier(artifacts["pair"][1]).predict([("one", "two", "three")])
 
 
 def test_embedder_output_equals_transform(artifacts):

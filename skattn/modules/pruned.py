@@ -69,8 +69,10 @@ class PrunedMatrixLayer(nn.Module):
     def forward(self, flat: torch.Tensor) -> torch.Tensor:
         """``flat`` (batch, rows · columns) → (batch, out_features)."""
         matrix = flat.view(-1, self.rows, self.columns)
-        by_row = torch.einsum("brc,rcp->brp", matrix, self.row_weight) + self.row_bias
-        by_column = torch.einsum("brc,crq->bcq", matrix, self.column_weight) + self.column_bias
+        # Batched matmuls over the groups (exported to ONNX as MatMul, not Einsum).
+        by_row = torch.matmul(matrix.transpose(0, 1), self.row_weight).transpose(0, 1)
+        by_column = torch.matmul(matrix.permute(2, 0, 1), self.column_weight).transpose(0, 1)
+        by_row, by_column = by_row + self.row_bias, by_column + self.column_bias
         return torch.cat([by_row.flatten(1), by_column.flatten(1)], dim=1)
 
 

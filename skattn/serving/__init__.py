@@ -27,7 +27,7 @@ __all__ = [
 
 
 def export(estimator, path):
-    """Write a fitted estimator as an artefact; see :func:`skattn.serving.export.export`.
+    """Write a fitted estimator as an artefact; see :mod:`skattn.serving.exporting`.
 
     Examples
     --------
@@ -35,6 +35,6 @@ def export(estimator, path):
     >>> callable(export)
     True
     """
-    from skattn.serving.export import export as _export
+    from skattn.serving.exporting import export as _export
 
     return _export(estimator, path)

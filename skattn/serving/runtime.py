@@ -96,6 +96,26 @@ def _check_documents(X: Any) -> list[str]:
     return documents
 
 
+def _check_pairs(X: Any) -> list[tuple[str, str]]:
+    """A list of (str, str) from pairs of texts (tuples, lists or 2-column rows)."""
+    if isinstance(X, (str, bytes)) or not isinstance(X, Iterable):
+        raise TypeError("X must be a sequence of pairs of texts, e.g. [(first, second)].")
+    if hasattr(X, "itertuples"):  # a 2-column DataFrame: its rows, not its column names
+        X = X.itertuples(index=False)
+    pairs = []
+    for i, pair in enumerate(X):
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, Iterable):
+            raise TypeError(f"X[{i}] is {type(pair).__name__}; each sample is a pair of texts.")
+        pair = list(pair)
+        if len(pair) != 2:
+            raise ValueError(f"X[{i}] holds {len(pair)} texts; each sample is a pair of texts.")
+        first, second = _check_documents(pair)
+        pairs.append((first, second))
+    if not pairs:
+        raise ValueError("X holds no pair.")
+    return pairs
+
+
 class OnnxTextModel:
     """What every served model shares: the artefact, the session, batched inference.
 
@@ -134,20 +154,34 @@ class OnnxTextModel:
         self._inputs = {i.name for i in self.session.get_inputs()}
         self.batch_size = batch_size
         self.text = TextPipeline(self.config["text"])
-        self.hierarchical = self.config["architecture"] == "hierarchical"
+        self.architecture = self.config["architecture"]
+        self.hierarchical = self.architecture == "hierarchical"
+        self.reads_pairs = self.architecture == "pair"
 
-    def _run(self, documents: Sequence[str], outputs: Sequence[str]):
-        """The named outputs for every document, batch by batch, with each batch's tokens."""
-        for start in range(0, len(documents), self.batch_size):
-            chunk = documents[start : start + self.batch_size]
-            batch = self.text.nested_batch if self.hierarchical else self.text.flat_batch
-            arrays, tokens = batch(chunk)
+    def _samples(self, X) -> list:
+        """Documents, or pairs of documents for a pair model, checked."""
+        return _check_pairs(X) if self.reads_pairs else _check_documents(X)
+
+    def _batch(self, chunk: list) -> tuple[dict[str, np.ndarray], list]:
+        if self.hierarchical:
+            return self.text.nested_batch(chunk)
+        if not self.reads_pairs:
+            return self.text.flat_batch(chunk)
+        first, tokens = self.text.flat_batch([a for a, _ in chunk])
+        second, tokens_b = self.text.flat_batch([b for _, b in chunk])
+        arrays = {**first, **{f"{name}_b": value for name, value in second.items()}}
+        return arrays, list(zip(tokens, tokens_b))
+
+    def _run(self, samples: Sequence, outputs: Sequence[str]):
+        """The named outputs for every sample, batch by batch, with each batch's tokens."""
+        for start in range(0, len(samples), self.batch_size):
+            arrays, tokens = self._batch(samples[start : start + self.batch_size])
             feed = {name: value for name, value in arrays.items() if name in self._inputs}
             yield dict(zip(outputs, self.session.run(list(outputs), feed))), tokens
 
     def _logits(self, X) -> np.ndarray:
-        documents = _check_documents(X)
-        return np.concatenate([out["logits"] for out, _ in self._run(documents, ["logits"])])
+        samples = self._samples(X)
+        return np.concatenate([out["logits"] for out, _ in self._run(samples, ["logits"])])
 
     def attention(self, X) -> list[dict[str, Any]]:
         """Each document's kept tokens and attention weights, as the network computed them.
@@ -158,11 +192,25 @@ class OnnxTextModel:
             Self-attentive: ``tokens`` (list of str) and ``attention``
             (hops × tokens). Hierarchical: ``sentences`` (lists of tokens),
             ``sentence_attention`` and ``word_attention`` (one list per
-            sentence).
+            sentence). Pairs: the first text's ``tokens`` and ``attention``,
+            the second's under ``"second"``.
         """
-        documents = _check_documents(X)
+        documents = self._samples(X)
         records = []
-        if self.hierarchical:
+        if self.reads_pairs:
+            for out, pairs in self._run(documents, ["attention", "attention_b"]):
+                for i, (tokens, tokens_b) in enumerate(pairs):
+                    records.append(
+                        {
+                            "tokens": tokens,
+                            "attention": out["attention"][i, :, : len(tokens)],
+                            "second": {
+                                "tokens": tokens_b,
+                                "attention": out["attention_b"][i, :, : len(tokens_b)],
+                            },
+                        }
+                    )
+        elif self.hierarchical:
             names = ["sentence_attention", "word_attention"]
             for out, docs in self._run(documents, names):
                 for i, sentences in enumerate(docs):
@@ -266,9 +314,10 @@ class OnnxTextEmbedder(OnnxTextModel):
 
     def __init__(self, path: str | Path, *, batch_size: int = 64, threads: int | None = 1):
         super().__init__(path, batch_size=batch_size, threads=threads)
-        if self.hierarchical:
+        if self.architecture != "self_attentive":
             raise ArtifactError(
-                f"{self.path} holds a hierarchical model; embeddings come from self-attentive ones."
+                f"{self.path} holds a {self.architecture} model; embeddings come from "
+                "single-text self-attentive ones."
             )
         self.output = self.config.get("embedder_output", "flatten")
 

@@ -11,8 +11,11 @@ the artefact (:mod:`skattn.serving.runtime`) does not.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import subprocess
+import sys
 import tempfile
 import warnings
 import zipfile
@@ -55,6 +58,13 @@ def _embed(net: nn.Module, tokens: torch.Tensor, subwords: torch.Tensor | None) 
     return vectors
 
 
+def _matrix_embedding(net: nn.Module, tokens, lengths, subwords=None):
+    """M (batch, hops, 2u) and A (batch, hops, time) of padded token ids."""
+    states = _bidirectional(net.encoder, _embed(net, tokens, subwords), lengths)
+    mask = torch.arange(tokens.shape[1]).unsqueeze(0) < lengths.unsqueeze(1)
+    return net.attention(states, mask)
+
+
 class SelfAttentiveGraph(nn.Module):
     """tokens (batch, time), lengths (batch,) [, subwords] → logits, attention, embedding M."""
 
@@ -64,9 +74,7 @@ class SelfAttentiveGraph(nn.Module):
 
     def forward(self, tokens, lengths, subwords=None):
         net = self.net
-        states = _bidirectional(net.encoder, _embed(net, tokens, subwords), lengths)
-        mask = torch.arange(tokens.shape[1]).unsqueeze(0) < lengths.unsqueeze(1)
-        embedding, attention = net.attention(states, mask)
+        embedding, attention = _matrix_embedding(net, tokens, lengths, subwords)
         if net.pooling == "flatten":
             pooled = embedding.flatten(1)
         elif net.pooling == "max":
@@ -74,6 +82,32 @@ class SelfAttentiveGraph(nn.Module):
         else:
             pooled = embedding.mean(dim=1)
         return net.classifier(pooled), attention, embedding
+
+
+def _per_hop(matrix: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """(batch, hops, k) × (hops, k, d) → (batch, hops, d), hop by hop.
+
+    A batched matmul rather than ``einsum``: onnxruntime's Einsum kernel
+    fails on some batch-1 shapes.
+    """
+    return torch.matmul(matrix.transpose(0, 1), weights).transpose(0, 1)
+
+
+class PairGraph(nn.Module):
+    """Both texts' tokens and lengths (``_b``: the second) → logits, both attentions, features."""
+
+    def __init__(self, net: nn.Module):
+        super().__init__()
+        self.net = net
+
+    def forward(self, tokens, lengths, tokens_b, lengths_b, subwords=None, subwords_b=None):
+        net = self.net
+        first, attention = _matrix_embedding(net, tokens, lengths, subwords)
+        second, attention_b = _matrix_embedding(net, tokens_b, lengths_b, subwords_b)
+        features = _per_hop(first, net.gate_first) * _per_hop(second, net.gate_second)
+        if getattr(net, "pair_features", "gated") == "matching":
+            features = torch.cat([features, (first - second).abs(), first * second], dim=2)
+        return net.classifier(features.flatten(1)), attention, attention_b, features
 
 
 class HierarchicalGraph(nn.Module):
@@ -194,8 +228,9 @@ def export(estimator, path: str | Path) -> Path:
 
     Parameters
     ----------
-    estimator : fitted SelfAttentiveClassifier, HierarchicalAttentionClassifier,
-        SelfAttentiveRegressor, HierarchicalAttentionRegressor or SelfAttentiveEmbedder
+    estimator : fitted skattn estimator
+        Either classifier or regressor, the pair classifier or regressor,
+        or a :class:`~skattn.SelfAttentiveEmbedder`.
     path : str or Path
         Where to write (conventionally ``*.onnx.zip``).
 
@@ -209,8 +244,7 @@ def export(estimator, path: str | Path) -> Path:
         The estimator is not fitted, or its tokenizer or sentence splitter
         is Python code (the parameter is named).
     TypeError
-        Not an estimator this function knows (the pair models are not
-        exported yet).
+        Not a skattn text estimator.
 
     Examples
     --------
@@ -227,21 +261,22 @@ def export(estimator, path: str | Path) -> Path:
     if not hasattr(model, "net_"):
         raise ValueError(f"the {type(model).__name__} is not fitted; call fit first.")
     if getattr(model, "_reads_pairs", False):
-        raise TypeError(
-            f"{type(model).__name__} reads pairs of texts; export does not support pair models yet."
-        )
-    hierarchical = bool(getattr(model, "_hierarchical", False))
+        architecture = "pair"
+    elif getattr(model, "_hierarchical", False):
+        architecture = "hierarchical"
+    else:
+        architecture = "self_attentive"
     config = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "estimator": type(estimator).__name__,
-        "architecture": "hierarchical" if hierarchical else "self_attentive",
+        "architecture": architecture,
         "text": _text_config(model),
         **_task_config(model),
     }
     if embedder_output is not None:
         config["embedder_output"] = embedder_output
-    onnx_bytes, outputs = _export_network(model.net_.module_, hierarchical, config["text"])
+    onnx_bytes, outputs = _export_network(model.net_.module_, architecture, config["text"])
     config["outputs"] = outputs
     config["onnx_sha256"] = hashlib.sha256(onnx_bytes).hexdigest()
     path = Path(path)
@@ -251,15 +286,64 @@ def export(estimator, path: str | Path) -> Path:
     return path
 
 
-def _export_network(module: nn.Module, hierarchical: bool, text: dict) -> tuple[bytes, list[str]]:
-    """ONNX bytes of the module's inference graph, and the names of its outputs."""
-    module = module.eval()
+def _export_network(module: nn.Module, architecture: str, text: dict) -> tuple[bytes, list[str]]:
+    """ONNX bytes of the module's inference graph, and the names of its outputs.
+
+    The export runs in a fresh process: in torch 2.13 a second
+    ``torch.onnx.export`` of the same network in one process wrote a graph
+    that fails at batch 1 (out-of-range gather), the first one did not.
+    """
+    # Run by its path from skattn/: beside serving/http.py it would shadow the stdlib's http.
+    worker = Path(__file__).parent.parent / "_export_worker.py"
+    with tempfile.TemporaryDirectory(prefix="skattn-export-") as folder:
+        torch.save(module, Path(folder) / "network.pt")
+        request = {"architecture": architecture, "text": text}
+        (Path(folder) / "request.json").write_text(json.dumps(request), encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, str(worker), folder], capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            raise RuntimeError(
+                f"the ONNX export failed (exit code {done.returncode}): "
+                f"{done.stderr.strip()[-2000:] or 'no message'}"
+            )
+        outputs = json.loads((Path(folder) / "outputs.json").read_text(encoding="utf-8"))
+        return (Path(folder) / "model.onnx").read_bytes(), outputs
+
+
+def _export_here(module: nn.Module, architecture: str, text: dict) -> tuple[bytes, list[str]]:
+    """:func:`_export_network`'s work, in the calling process."""
+    torch.set_num_threads(1)
+    # A frozen copy: the estimator's own network keeps training mode and gradients.
+    module = copy.deepcopy(module).cpu().eval().requires_grad_(False)
     with_subwords = (
         text["subword_buckets"] is not None
         and getattr(module, "subword_embedding", None) is not None
     )
     batch, time = torch.export.Dim("batch", min=1), torch.export.Dim("time", min=1)
-    if hierarchical:
+    if architecture == "pair":
+        graph = PairGraph(module)
+        # Example sizes unlike any model size, so that no axis is mistaken for another.
+        example = {
+            "tokens": torch.ones(3, 11, dtype=torch.long),
+            "lengths": torch.tensor([11, 2, 5]),
+            "tokens_b": torch.ones(3, 13, dtype=torch.long),
+            "lengths_b": torch.tensor([1, 13, 4]),
+        }
+        time_b = torch.export.Dim("time_b", min=1)
+        shapes = {
+            "tokens": {0: batch, 1: time},
+            "lengths": {0: batch},
+            "tokens_b": {0: batch, 1: time_b},
+            "lengths_b": {0: batch},
+        }
+        if with_subwords:
+            example["subwords"] = torch.ones(3, 11, 17, dtype=torch.long)
+            example["subwords_b"] = torch.ones(3, 13, 19, dtype=torch.long)
+            shapes["subwords"] = {0: batch, 1: time, 2: torch.export.Dim("ngrams", min=1)}
+            shapes["subwords_b"] = {0: batch, 1: time_b, 2: torch.export.Dim("ngrams_b", min=1)}
+        outputs = ["logits", "attention", "attention_b", "pair_features"]
+    elif architecture == "hierarchical":
         graph = HierarchicalGraph(module)
         sentences = torch.export.Dim("sentences", min=1)
         example = {
@@ -284,7 +368,7 @@ def _export_network(module: nn.Module, hierarchical: bool, text: dict) -> tuple[
             example["subwords"] = torch.ones(2, 5, 3, dtype=torch.long)
             shapes["subwords"] = {0: batch, 1: time, 2: torch.export.Dim("ngrams", min=1)}
         outputs = ["logits", "attention", "sentence_embedding"]
-    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
         target = Path(folder) / "model.onnx"
         program = torch.onnx.export(
@@ -300,4 +384,32 @@ def _export_network(module: nn.Module, hierarchical: bool, text: dict) -> tuple[
             verbose=False,
         )
         program.save(str(target))
-        return target.read_bytes(), outputs
+        return _relax_shapes(target.read_bytes(), shapes), outputs
+
+
+def _relax_shapes(onnx_bytes: bytes, shapes: dict) -> bytes:
+    """Declare every dynamic axis as dynamic, and drop the intermediate shape notes.
+
+    PyTorch's shape propagation through ``nn.LSTM``/``nn.GRU`` writes the
+    example's sequence length into the shapes it records (the computation
+    itself reads the length at run time). Left in the graph, those notes
+    can freeze an input axis or mislead onnxruntime's buffer planning; the
+    declared inputs and outputs are rewritten with named axes and the notes
+    are removed, so onnxruntime infers every shape from the real inputs.
+    The parity tests and :func:`export`'s own check compare the result with
+    PyTorch at lengths other than the example's.
+    """
+    import onnx
+
+    model = onnx.load_from_string(onnx_bytes)
+    for graph_input in model.graph.input:
+        for axis, dim in shapes.get(graph_input.name, {}).items():
+            entry = graph_input.type.tensor_type.shape.dim[axis]
+            entry.ClearField("dim_value")
+            entry.dim_param = dim.__name__
+    for graph_output in model.graph.output:
+        for axis, entry in enumerate(graph_output.type.tensor_type.shape.dim):
+            entry.ClearField("dim_value")
+            entry.dim_param = f"{graph_output.name}_{axis}"
+    del model.graph.value_info[:]
+    return model.SerializeToString()
