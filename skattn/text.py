@@ -53,6 +53,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.utils.validation import check_is_fitted
 
 from skattn.subwords import subword_table
+from skattn.truncation import truncate
 from skattn.utils.params import POSITIVE_INT, Options, validate_params
 from skattn.utils.validation import check_text_input, text_input_tags
 
@@ -438,25 +439,9 @@ class TextEncoder(BaseEstimator):
             sentences = [tokens for s in split(text) if (tokens := analyze(s))]
             if not sentences:
                 return _BLANK_DOCUMENT, ()
-            cut = []
-            if self.max_sentences is not None and len(sentences) > self.max_sentences:
-                sentences = sentences[: self.max_sentences]
-                cut.append("max_sentences")
-            if self.max_sentence_length is not None:
-                limit = self.max_sentence_length
-                if any(len(s) > limit for s in sentences):
-                    cut.append("max_sentence_length")
-                    sentences = [s[:limit] for s in sentences]
-            if self.max_length is not None and sum(map(len, sentences)) > self.max_length:
-                budget, kept = self.max_length, []
-                for tokens in sentences:
-                    if budget <= 0:
-                        break
-                    kept.append(tokens[:budget])
-                    budget -= len(tokens)
-                sentences = kept
-                cut.append("max_length")
-            return sentences, tuple(cut)
+            return truncate(
+                sentences, self.max_sentences, self.max_sentence_length, self.max_length
+            )
 
         return tokenize_one
 

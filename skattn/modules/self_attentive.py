@@ -35,6 +35,21 @@ class SelfAttentiveOutput(ModuleOutput):
     fields = ("logits", "attention", "embedding", "penalty")
 
 
+def pool_hops(embedding: torch.Tensor, pooling: str) -> torch.Tensor:
+    """What the MLP reads of M (batch, hops, 2u): flattened, or its max or mean over hops.
+
+    Examples
+    --------
+    >>> pool_hops(torch.ones(2, 3, 4), "flatten").shape, pool_hops(torch.ones(2, 3, 4), "max").shape
+    (torch.Size([2, 12]), torch.Size([2, 4]))
+    """
+    if pooling == "flatten":
+        return embedding.flatten(1)
+    if pooling == "max":
+        return embedding.max(dim=1).values
+    return embedding.mean(dim=1)
+
+
 def mlp_head(
     rows: int, columns: int, hidden: int, n_classes: int, dropout: float, connections: str
 ) -> nn.Sequential:
@@ -172,11 +187,5 @@ class SelfAttentiveNet(nn.Module):
         explanations differentiate with respect to it.
         """
         embedding, attention = self.encode(tokens, lengths, subwords, token_scale)
-        if self.pooling == "flatten":
-            pooled = embedding.flatten(1)
-        elif self.pooling == "max":
-            pooled = embedding.max(dim=1).values
-        else:
-            pooled = embedding.mean(dim=1)
-        logits = self.classifier(self.dropout(pooled))
+        logits = self.classifier(self.dropout(pool_hops(embedding, self.pooling)))
         return SelfAttentiveOutput((logits, attention, embedding, attention_penalty(attention)))

@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from skattn.modules.self_attentive import pool_hops
 from skattn.subwords import MAX_NGRAMS, NGRAM_RANGE
 
 #: Format name and version written into every artefact's config.
@@ -75,13 +76,7 @@ class SelfAttentiveGraph(nn.Module):
     def forward(self, tokens, lengths, subwords=None):
         net = self.net
         embedding, attention = _matrix_embedding(net, tokens, lengths, subwords)
-        if net.pooling == "flatten":
-            pooled = embedding.flatten(1)
-        elif net.pooling == "max":
-            pooled = embedding.max(dim=1).values
-        else:
-            pooled = embedding.mean(dim=1)
-        return net.classifier(pooled), attention, embedding
+        return net.classifier(pool_hops(embedding, net.pooling)), attention, embedding
 
 
 def _per_hop(matrix: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from skattn.truncation import truncate
+
 PAD_ID, UNK_ID = 0, 1
 EMPTY_TOKEN = "<empty>"
 _RESERVED = ("<pad>", "<unk>", "<empty>")
@@ -106,20 +108,8 @@ class TextPipeline:
         sentences = [tokens for s in self._split(text) if (tokens := self._analyze(s))]
         if not sentences:
             return [[EMPTY_TOKEN]]
-        if config["max_sentences"] is not None:
-            sentences = sentences[: config["max_sentences"]]
-        if config["max_sentence_length"] is not None:
-            sentences = [s[: config["max_sentence_length"]] for s in sentences]
-        limit = config["max_length"]
-        if limit is not None and sum(map(len, sentences)) > limit:
-            budget, kept = limit, []
-            for tokens in sentences:
-                if budget <= 0:
-                    break
-                kept.append(tokens[:budget])
-                budget -= len(tokens)
-            sentences = kept
-        return sentences
+        limits = (config["max_sentences"], config["max_sentence_length"], config["max_length"])
+        return truncate(sentences, *limits)[0]
 
     def ids(self, sentences: list[list[str]]) -> list[list[int]]:
         """Token ids of tokenised sentences (unknown words: UNK)."""
