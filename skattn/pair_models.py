@@ -324,8 +324,8 @@ class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBas
     >>> clf = SelfAttentivePairClassifier(max_epochs=20, lr=0.01, random_state=0).fit(X, y)
     >>> clf.predict([("a cat sleeps", "no cat sleeps")]).tolist()
     ['contradict']
-    >>> clf.transform(X[:1]).shape  # r × (d_f + 2u + 2u): 8 × (128 + 200 + 200)
-    (1, 4224)
+    >>> clf.transform(X[:1]).shape  # r × (d_f + 2u + 2u): 8 × (128 + 300 + 300)
+    (1, 5824)
     """
 
     _parameter_constraints: dict = {
@@ -337,13 +337,13 @@ class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBas
         self,
         *,
         embedding_dim: int = 100,
-        hidden_size: int = 100,
+        hidden_size: int = 150,
         attention_dim: int = 64,
         attention_hops: int = 8,
         penalty: float = 0.1,
         gated_dim: int = 128,
         pair_features: str = "matching",
-        mlp_hidden: int = 128,
+        mlp_hidden: int = 256,
         mlp_connections: str = "dense",
         dropout: float = 0.3,
         dropout_placement: str = "embeddings",
@@ -490,13 +490,13 @@ class SelfAttentivePairRegressor(SelfAttentivePairModel, AttentionRegressorBase)
         self,
         *,
         embedding_dim: int = 100,
-        hidden_size: int = 100,
+        hidden_size: int = 150,
         attention_dim: int = 64,
         attention_hops: int = 8,
         penalty: float = 0.1,
         gated_dim: int = 128,
         pair_features: str = "matching",
-        mlp_hidden: int = 128,
+        mlp_hidden: int = 256,
         mlp_connections: str = "dense",
         dropout: float = 0.3,
         dropout_placement: str = "embeddings",

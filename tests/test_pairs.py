@@ -171,13 +171,13 @@ def test_explain_shows_both_texts_attention(sick_sample):
 
 def test_learns_sick_entailment():
     # The whole training split (4,500 pairs), 4 epochs of the default
-    # network, the 4,927 test pairs. Measured: 74.61% (40 s); always NEUTRAL
+    # network, the 4,927 test pairs. Measured: 77.39% (42 s); always NEUTRAL
     # scores 56.69%; the gated features alone (the paper's) 61.11%.
     train = fetch_sick(subset="train", download_if_missing=False)
     test = fetch_sick(subset="test", download_if_missing=False)
     model = SelfAttentivePairClassifier(max_epochs=4, random_state=0).fit(train.data, train.target)
     majority = np.mean(np.asarray(test.target) == "NEUTRAL")
-    assert model.score(test.data, test.target) > majority + 0.12
+    assert model.score(test.data, test.target) > majority + 0.15
 
 
 def test_pair_features_are_both_vectors_their_product_and_difference():
@@ -213,7 +213,7 @@ def test_pair_baselines_on_sick():
 
 def test_pair_regressor_predicts_relatedness(tmp_path):
     # The whole training split, 4 epochs of the default network; test split.
-    # Measured: Pearson r 0.799 (the TF-IDF ridge baseline: 0.711; the gated
+    # Measured: Pearson r 0.807 (the TF-IDF ridge baseline: 0.711; the gated
     # features alone: 0.439).
     from scipy.stats import pearsonr
 
@@ -224,7 +224,7 @@ def test_pair_regressor_predicts_relatedness(tmp_path):
     model = SelfAttentivePairRegressor(max_epochs=4, random_state=0).fit(train.data, train.target)
     predicted = model.predict(test.data)
     assert predicted.shape == (len(test.data),) and predicted.dtype == np.float64
-    assert pearsonr(predicted, test.target)[0] > 0.72
+    assert pearsonr(predicted, test.target)[0] > 0.74
     assert model.target_mean_[0] == pytest.approx(np.mean(train.target))
     restored = skattn.load(skattn.save(model, tmp_path / "pair_regressor.skattn"))
     np.testing.assert_array_equal(restored.predict(test.data[:50]), model.predict(test.data[:50]))
