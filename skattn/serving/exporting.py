@@ -29,6 +29,8 @@ from torch import nn
 from skattn.modules.self_attentive import pool_hops
 from skattn.subwords import MAX_NGRAMS, NGRAM_RANGE
 
+__all__ = ["export"]
+
 #: Format name and version written into every artefact's config.
 FORMAT, FORMAT_VERSION = "skattn-onnx", 1
 #: onnxruntime 1.2x runs opsets up to 21+; 18 is what the exporter targets well.

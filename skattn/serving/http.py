@@ -29,6 +29,8 @@ from skattn.serving.runtime import (
     read_artifact,
 )
 
+__all__ = ["answer", "load_model", "make_server"]
+
 #: Largest request body read, in bytes.
 MAX_BODY = 10 * 2**20
 

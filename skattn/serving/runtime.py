@@ -18,12 +18,27 @@ import numpy as np
 
 from skattn.serving.text import TextPipeline
 
+__all__ = [
+    "ArtifactError",
+    "OnnxTextClassifier",
+    "OnnxTextEmbedder",
+    "OnnxTextModel",
+    "OnnxTextRegressor",
+    "read_artifact",
+]
+
 FORMAT = "skattn-onnx"
 SUPPORTED_VERSIONS = (1,)
 
 
 class ArtifactError(ValueError):
-    """An artefact that cannot be read: not a zip, truncated, altered or of another format."""
+    """An artefact that cannot be read: not a zip, truncated, altered or of another format.
+
+    Examples
+    --------
+    >>> issubclass(ArtifactError, ValueError)
+    True
+    """
 
 
 def read_artifact(path: str | Path) -> tuple[dict[str, Any], bytes]:
@@ -127,6 +142,12 @@ class OnnxTextModel:
         Documents per onnxruntime call.
     threads : int or None, default=1
         onnxruntime's intra-op threads (None: its default, all cores).
+
+    Examples
+    --------
+    >>> model = OnnxTextModel("model.onnx.zip")  # doctest: +SKIP
+    >>> model.attention(["a good film"])[0]["tokens"]  # doctest: +SKIP
+    ['a', 'good', 'film']
     """
 
     _task: str | None = None
