@@ -193,7 +193,7 @@ class SelfAttentivePairModel(TransformerMixin):
         """Each pair's features per hop, flattened: shape (n_pairs, r * features).
 
         The features of a hop are F_r (d_f columns), followed with
-        ``pair_features="matching"`` by |M_h − M_p| and M_h ⊙ M_p (2u each).
+        ``pair_features="matching"`` by ``|M_h − M_p|`` and M_h ⊙ M_p (2u each).
 
         Parameters
         ----------
@@ -297,7 +297,7 @@ class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBas
         give it).
     pair_features : {"matching", "gated"}, default="matching"
         What the MLP reads for each hop: "gated", the paper's F_r only;
-        "matching", F_r followed by |M_h − M_p| and M_h ⊙ M_p (Tai et al.
+        "matching", F_r followed by ``|M_h − M_p|`` and M_h ⊙ M_p (Tai et al.
         2015; on SICK's 4,500 training pairs the gated product alone
         trails a linear model, see *Results*).
     %(embeddings)s
@@ -453,7 +453,7 @@ class SelfAttentivePairRegressor(SelfAttentivePairModel, AttentionRegressorBase)
         give it).
     pair_features : {"matching", "gated"}, default="matching"
         What the MLP reads for each hop: "gated", the paper's F_r only;
-        "matching", F_r followed by |M_h − M_p| and M_h ⊙ M_p (Tai et al.
+        "matching", F_r followed by ``|M_h − M_p|`` and M_h ⊙ M_p (Tai et al.
         2015; on SICK's 4,500 training pairs the gated product alone
         trails a linear model, see *Results*).
     %(embeddings)s

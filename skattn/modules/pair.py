@@ -6,7 +6,7 @@ encoder of the paper's entailment model combines them hop by hop: each hop
 i has its own matrices W_fh[i] and W_fp[i] (2u × d_f), F_h[i] = M_h[i]
 W_fh[i], F_p[i] = M_p[i] W_fp[i], and F_r = F_h ⊙ F_p (r × d_f), which a
 ReLU MLP reads flattened. With ``pair_features="matching"`` each hop's
-features are F_r[i] followed by |M_h[i] − M_p[i]| and M_h[i] ⊙ M_p[i], the
+features are F_r[i] followed by ``|M_h[i] − M_p[i]|`` and M_h[i] ⊙ M_p[i], the
 matching features of Tai et al. (2015) and Mou et al. (2016). The penalty
 is the sum of both sentences'.
 """
@@ -32,7 +32,7 @@ class PairOutput(ModuleOutput):
     attention : Tensor (batch, hops, time), A of the first sentence
     attention_b : Tensor (batch, hops, time_b), A of the second sentence
     embedding : Tensor (batch, hops, features), F_r = F_h ⊙ F_p (gated_dim
-        features), or [F_r, |M_h − M_p|, M_h ⊙ M_p] (gated_dim + 4u) with
+        features), or ``[F_r, |M_h − M_p|, M_h ⊙ M_p]`` (gated_dim + 4u) with
         ``pair_features="matching"``
     penalty : Tensor (batch,), both sentences' ‖AAᵀ − I‖²_F summed
 
@@ -59,7 +59,7 @@ class SelfAttentivePairNet(SelfAttentiveNet):
         give it).
     pair_features : {"gated", "matching"}, default="gated"
         What the MLP reads for each hop: the paper's F_r, or F_r with
-        |M_h − M_p| and M_h ⊙ M_p beside it.
+        ``|M_h − M_p|`` and M_h ⊙ M_p beside it.
     mlp_connections : {"dense", "pruned"}, default="dense"
         "pruned": Appendix A's hidden layer on the hop-by-feature matrix.
 
