@@ -200,9 +200,23 @@ class OnnxTextModel:
             feed = {name: value for name, value in arrays.items() if name in self._inputs}
             yield dict(zip(outputs, self.session.run(list(outputs), feed))), tokens
 
+    def _per_sample(self, samples: Sequence, name: str) -> np.ndarray:
+        """One output row per sample, in the samples' order.
+
+        Batches group samples of similar length (by characters), so that
+        little of each batch is padding; the rows are put back in order.
+        """
+        lengths = [len(s) if isinstance(s, str) else len(s[0]) + len(s[1]) for s in samples]
+        order = np.argsort(lengths, kind="stable")
+        rows = np.concatenate(
+            [out[name] for out, _ in self._run([samples[i] for i in order], [name])]
+        )
+        result = np.empty_like(rows)
+        result[order] = rows
+        return result
+
     def _logits(self, X) -> np.ndarray:
-        samples = self._samples(X)
-        return np.concatenate([out["logits"] for out, _ in self._run(samples, ["logits"])])
+        return self._per_sample(self._samples(X), "logits")
 
     def attention(self, X) -> list[dict[str, Any]]:
         """Each document's kept tokens and attention weights, as the network computed them.
@@ -345,9 +359,7 @@ class OnnxTextEmbedder(OnnxTextModel):
     def transform(self, X) -> np.ndarray:
         """Each document's embedding M: (n, r · 2u) flattened, or (n, 2u) pooled over hops."""
         documents = _check_documents(X)
-        embedding = np.concatenate(
-            [out["sentence_embedding"] for out, _ in self._run(documents, ["sentence_embedding"])]
-        )
+        embedding = self._per_sample(documents, "sentence_embedding")
         if self.output == "max":
             return embedding.max(axis=1)
         if self.output == "mean":
