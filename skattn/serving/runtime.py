@@ -138,8 +138,10 @@ class OnnxTextModel:
     ----------
     path : str or Path
         An artefact written by :func:`skattn.serving.export`.
-    batch_size : int, default=64
-        Documents per onnxruntime call.
+    batch_size : int or None, default=None
+        Samples per onnxruntime call; None: 64, or 8 for a hierarchical
+        model (its batches pad every sentence to the batch's longest, so
+        smaller groups of similar length run faster: see *Results*).
     threads : int or None, default=1
         onnxruntime's intra-op threads (None: its default, all cores).
 
@@ -152,7 +154,7 @@ class OnnxTextModel:
 
     _task: str | None = None
 
-    def __init__(self, path: str | Path, *, batch_size: int = 64, threads: int | None = 1):
+    def __init__(self, path: str | Path, *, batch_size: int | None = None, threads: int | None = 1):
         import onnxruntime
 
         self.path = Path(path)
@@ -173,7 +175,8 @@ class OnnxTextModel:
         except Exception as error:  # onnxruntime raises its own exception types
             raise ArtifactError(f"onnxruntime cannot load {self.path}: {error}") from error
         self._inputs = {i.name for i in self.session.get_inputs()}
-        self.batch_size = batch_size
+        self.hierarchical = self.config["architecture"] == "hierarchical"
+        self.batch_size = batch_size or (8 if self.hierarchical else 64)
         self.text = TextPipeline(self.config["text"])
         self.architecture = self.config["architecture"]
         self.hierarchical = self.architecture == "hierarchical"
@@ -281,7 +284,8 @@ class OnnxTextClassifier(OnnxTextModel):
     ----------
     path : str or Path
         An artefact of a fitted classifier (:func:`skattn.serving.export`).
-    batch_size : int, default=64
+    batch_size : int or None, default=None
+        See :class:`OnnxTextModel`.
     threads : int or None, default=1
 
     Attributes
@@ -298,7 +302,7 @@ class OnnxTextClassifier(OnnxTextModel):
 
     _task = "classifier"
 
-    def __init__(self, path: str | Path, *, batch_size: int = 64, threads: int | None = 1):
+    def __init__(self, path: str | Path, *, batch_size: int | None = None, threads: int | None = 1):
         super().__init__(path, batch_size=batch_size, threads=threads)
         classes = self.config["classes"]
         dtype = object if classes["dtype"] == "object" else np.dtype(classes["dtype"])
@@ -347,7 +351,7 @@ class OnnxTextEmbedder(OnnxTextModel):
     (1, 800)
     """
 
-    def __init__(self, path: str | Path, *, batch_size: int = 64, threads: int | None = 1):
+    def __init__(self, path: str | Path, *, batch_size: int | None = None, threads: int | None = 1):
         super().__init__(path, batch_size=batch_size, threads=threads)
         if self.architecture != "self_attentive":
             raise ArtifactError(
