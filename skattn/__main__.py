@@ -22,9 +22,11 @@ from skattn.compare import (
     FAITHFULNESS_METHODS,
     available_models,
     compare,
+    compare_multilabel,
     drop_rare_classes,
     faithfulness_section,
     format_json,
+    format_multilabel_table,
     format_table,
     load_dataset,
     min_class_size,
@@ -54,6 +56,8 @@ DEFAULT_MODELS = [
 ]
 #: What a corpus of text pairs (SICK) is compared with when --models is not given.
 DEFAULT_PAIR_MODELS = ["self_attentive_pair", "tfidf_pair_logreg"]
+#: What a multi-label corpus (GoEmotions) is compared with when --models is not given.
+DEFAULT_MULTILABEL_MODELS = ["self_attentive", "han", "ovr_bow_tfidf", "ovr_tfidf_logreg"]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -69,7 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument(
         "--dataset",
         default="sentence_polarity",
-        help="sentence_polarity, movie_reviews, nps_chat, trec, sick (pairs), "
+        help="sentence_polarity, movie_reviews, nps_chat, trec, sick (pairs), goemotions "
+        "(multi-label), "
         "or a .csv/.jsonl/.ndjson file",
     )
     cmp.add_argument("--text-column", default="text", help="text column of a file")
@@ -295,7 +300,15 @@ def _compare(args) -> int:
     if args.list:
         print("\n".join(models))
         return 0
-    default = DEFAULT_PAIR_MODELS if args.dataset in PAIR_CORPORA else DEFAULT_MODELS
+    corpus = load_dataset(
+        args.dataset, text_column=args.text_column, label_column=args.label_column
+    )
+    if args.dataset in PAIR_CORPORA:
+        default = DEFAULT_PAIR_MODELS
+    elif corpus.multilabel:
+        default = DEFAULT_MULTILABEL_MODELS
+    else:
+        default = DEFAULT_MODELS
     names = args.models.split(",") if args.models else default
     unknown = sorted(set(names) - set(models))
     if unknown:
@@ -306,9 +319,8 @@ def _compare(args) -> int:
                 file=sys.stderr,
             )
         return 2
-    corpus = load_dataset(
-        args.dataset, text_column=args.text_column, label_column=args.label_column
-    )
+    if corpus.multilabel:
+        return _compare_multilabel(args, corpus, {name: models[name] for name in names})
     X, y, test_mask = corpus.X, corpus.y, corpus.test_mask
     # Stratified splits (and the stratified --max-docs sample) need every class
     # on both sides of every split: smaller classes are dropped, visibly.
@@ -392,6 +404,89 @@ def _compare(args) -> int:
         )
         try:
             plot_results(results, args.output / "results.png", f"{args.dataset}, {split}")
+        except ImportError:
+            print("matplotlib is not installed: no chart (pip install 'skattn[plot]')")
+        print(f"results in {args.output}/")
+    return 0
+
+
+def _compare_multilabel(args, corpus, models: dict) -> int:
+    """The comparison of a multi-label corpus: macro- and micro-F1 (see compare_multilabel)."""
+    X, Y, test_mask = corpus.X, corpus.y, corpus.test_mask
+    if args.max_docs and args.max_docs < len(X):
+        # A plain random sample: multi-label rows have no single class to stratify on.
+        keep = np.sort(
+            np.random.default_rng(args.seed).choice(len(X), args.max_docs, replace=False)
+        )
+        X, Y = [X[i] for i in keep], Y[keep]
+        test_mask = None if test_mask is None else test_mask[keep]
+    if args.cv and args.cv > 1:
+        split = f"{args.cv}-fold CV"
+    elif test_mask is not None:
+        split = "fixed train/test split"
+    else:
+        split = f"{1 - args.test_size:.0%}/{args.test_size:.0%} split"
+    print(
+        f"{args.dataset}: {len(X)} documents, {Y.shape[1]} labels (multi-label), {split}, "
+        f"seed {args.seed}",
+        flush=True,
+    )
+    if args.output:
+        args.output.mkdir(parents=True, exist_ok=True)
+    reports = {}
+
+    def render_attention(name, model, X_test, Y_test):
+        if args.faithfulness and hasattr(model, "explain"):
+            reports[name] = faithfulness_report(
+                model, list(X_test[: args.faithfulness]), FAITHFULNESS_METHODS, reference=False
+            )
+        if args.output:
+            page = save_attention_page(
+                model,
+                X_test,
+                Y_test,
+                args.output / f"attention_{name}.html",
+                target_names=corpus.target_names,
+            )
+            if page is not None:
+                print(f"{name}: attention of 8 test documents in {page}", flush=True)
+
+    results = compare_multilabel(
+        X,
+        Y,
+        models,
+        cv=args.cv,
+        test_size=args.test_size,
+        test_mask=test_mask,
+        random_state=args.seed,
+        progress=lambda line: print(line, flush=True),
+        on_last_fold=render_attention,
+    )
+    table = format_multilabel_table(results)
+    faithfulness = faithfulness_section(reports)
+    if faithfulness:
+        table += "\n\n" + faithfulness
+    print(table)
+    if args.output:
+        (args.output / "results.md").write_text(table + "\n")
+        (args.output / "results.json").write_text(
+            format_json(
+                results,
+                dataset=args.dataset,
+                split=split,
+                seed=args.seed,
+                documents=len(X),
+                labels=corpus.target_names,
+                faithfulness={name: report.rows for name, report in reports.items()},
+            )
+        )
+        try:
+            plot_results(
+                results,
+                args.output / "results.png",
+                f"{args.dataset}, {split}",
+                measure="macro_f1",
+            )
         except ImportError:
             print("matplotlib is not installed: no chart (pip install 'skattn[plot]')")
         print(f"results in {args.output}/")

@@ -227,7 +227,22 @@ net_params : dict or None, default={default}
 class_weight : "balanced", dict or None, default={default}
     Weight of each class in the loss, as in scikit-learn: "balanced" weighs
     classes inversely to their frequency in ``y``; a dict maps labels to
-    weights (others 1). Multiplies ``sample_weight``.
+    weights (others 1). Multiplies ``sample_weight``. Multi-label ``y``:
+    the weight of each label's positive examples (its negatives weigh 1);
+    "balanced" gives n_negative / n_positive, a dict maps label indices
+    to weights.
+""",
+    "threshold": """
+threshold : "auto", "f1" or float in (0, 1), default={default}
+    How probabilities become predictions. "auto": a multi-label ``y``
+    gets each label's threshold tuned for F1 on a validation split of the
+    fit data (``validation_fraction``, 0.1 if None); a 1-D ``y``, the most
+    probable class. "f1": tuned thresholds for multi-label and binary
+    ``y`` (binary: on the probability of ``classes_[1]``, for its F1, when
+    that class is rare). A number: that threshold for every label (binary:
+    predict ``classes_[1]`` when its probability reaches it). Stored in
+    ``thresholds_``. ``predict_proba`` and ``decision_function`` do not
+    depend on it.
 """,
     "device": """
 device : str or None, default={default}
@@ -255,7 +270,12 @@ verbose : int, default={default}
 """,
     "classifier_attributes": """
 classes_ : ndarray
-    The labels seen in ``fit``.
+    The labels seen in ``fit`` (multi-label ``y``: the label indices
+    0 … n_labels − 1, the columns of ``y``).
+thresholds_ : ndarray of float or None
+    The probability thresholds ``predict`` applies: one per label
+    (multi-label), one on ``classes_[1]`` (binary), or None when the most
+    probable class is predicted (see ``threshold``).
 net_ : skattn.net.AttentionNet
     The trained network, a skorch ``NeuralNetClassifier``
     (``net_.history`` holds the epochs).

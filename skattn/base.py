@@ -34,8 +34,9 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 import torch
-from scipy.special import softmax
+from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_class_weight
@@ -47,6 +48,7 @@ from skattn.attribution import DEFAULT_METHOD, DEFAULT_STEPS, check_method, expl
 from skattn.data import DocumentDataset
 from skattn.embeddings import check_embeddings_source, initial_vectors
 from skattn.epochs import EpochChoice, auto_epochs
+from skattn.erasure import fixed_column
 from skattn.explain import Explanations, token_scores_of
 from skattn.faithfulness import faithfulness_report
 from skattn.net import (
@@ -58,16 +60,19 @@ from skattn.net import (
     user_callback_types,
 )
 from skattn.text import PAD_ID, EncodedCorpus, TextEncoder
+from skattn.thresholds import THRESHOLD_OPTIONS, f1_thresholds, resolve_threshold
 from skattn.utils.params import POSITIVE_INT, Interval, Options, validate_params
 from skattn.utils.runtime import resolve_device, seeded, torch_threads
 from skattn.utils.validation import (
     as_label_array,
+    check_indicator_matrix,
     check_known_labels,
     check_labels,
     check_same_length,
     check_sample_weight,
     check_targets,
     check_text_input,
+    is_indicator_matrix,
     seed_from,
     text_input_tags,
 )
@@ -104,6 +109,7 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "callbacks": [list, None],
     "net_params": [dict, None],
     "class_weight": [Options({"balanced"}), dict, None],
+    "threshold": [Interval(Real, 0, 1, "neither"), Options(THRESHOLD_OPTIONS)],
     "device": [str, None],
     "threads": [POSITIVE_INT, None],
     "random_state": ["random_state"],
@@ -255,6 +261,22 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         """Set the fitted attributes that describe the targets."""
         raise NotImplementedError
 
+    def _net_task(self, targets: dict[str, Any]) -> str:
+        """The network's task for these targets (:func:`skattn.net.build_net`)."""
+        return self._task
+
+    def _needs_validation(self, targets: dict[str, Any]) -> bool:
+        """Whether fitting these targets needs held-out documents (besides early stopping)."""
+        return False
+
+    def _after_training(self, targets: dict[str, Any], net, valid) -> dict[str, Any]:
+        """Hook: what is learned from the trained ``net`` on the validation split (thresholds)."""
+        return targets
+
+    def _label_column(self, label: Any) -> int:
+        """The column of ``_output_scores`` that ``explain(label=...)`` names."""
+        raise NotImplementedError
+
     def _target_attributes(self) -> dict[str, Any]:
         """The target attributes of :class:`FittedState`, JSON-ready (besides ``classes``)."""
         return {}
@@ -334,7 +356,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
             encoder = self.encoder_ if warm else self.build_encoder()
             corpus = self._encode_input(encoder, X) if warm else self._fit_encode(encoder, X)
             dataset = self._dataset(corpus, y_encoded, weights).subset(order)
-            train, valid = self._split(dataset, seed)
+            train, valid = self._split(dataset, seed, targets)
             checkpoint_dir = None
             if valid is not None:
                 checkpoint_dir = self.checkpoint_dir or stack.enter_context(
@@ -349,6 +371,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                 checkpoint_dir,
                 class_weight,
                 max_epochs=epochs.value,
+                task=self._net_task(targets),
             )
             net.initialize()
             if warm:
@@ -372,6 +395,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
             choices = {**choices, "max_epochs": {"value": epochs.value, "why": epochs.why}}
             net.load_embeddings(vectors, freeze=self.freeze_embeddings)
             net.partial_fit(train, y=None)
+            targets = self._after_training(targets, net, valid)
         return self._adopt(
             targets,
             encoder,
@@ -435,6 +459,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         checkpoint_dir=None,
         class_weight: Sequence[float] | None = None,
         max_epochs: int | None = None,
+        task: str | None = None,
     ) -> AttentionNet:
         """The skorch net these parameters make, not initialised (see :func:`skattn.net.build_net`).
 
@@ -454,10 +479,13 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
             The epochs to train for; None: ``max_epochs`` when it is a
             number, else the model's base epochs (``fit`` passes what
             ``"auto"`` chose for its training split).
+        task : {"classification", "multilabel", "regression"} or None, default=None
+            The network's task; None: the estimator's (a classifier's
+            ``fit`` passes ``"multilabel"`` for an indicator matrix ``y``).
 
         Returns
         -------
-        AttentionNet or AttentionRegressionNet
+        AttentionNet, AttentionMultiLabelNet or AttentionRegressionNet
 
         Examples
         --------
@@ -479,7 +507,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                 "padding_idx": PAD_ID,
             },
             n_classes=n_outputs,
-            task=self._task,
+            task=self._task if task is None else task,
             valid=valid,
             checkpoint_dir=checkpoint_dir,
             class_weight=class_weight,
@@ -550,7 +578,9 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         validate_params(self)
         encoder = self.build_encoder().set_vocabulary(state.tokens, state.token_counts)
         targets = self._targets_from_state(state)
-        net = self.build_network(self._n_outputs(targets), encoder.vocab_size_).initialize()
+        net = self.build_network(
+            self._n_outputs(targets), encoder.vocab_size_, task=self._net_task(targets)
+        ).initialize()
         try:
             net.module_.load_state_dict(state.weights)
         except (RuntimeError, KeyError) as error:
@@ -561,12 +591,15 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         attributes = {k: v for k, v in state.attributes.items() if k not in skip}
         return self._adopt(targets, encoder, net, **attributes)
 
-    def _split(self, dataset: DocumentDataset, seed: int):
+    def _split(self, dataset: DocumentDataset, seed: int, targets: dict[str, Any]):
         fraction = self.validation_fraction
         # skorch's EarlyStopping among the user's callbacks needs a validation
-        # split too: it gets the same default share as early_stopping=True.
-        wants_validation = self.early_stopping or any(
-            issubclass(t, EarlyStopping) for t in user_callback_types(self.callbacks)
+        # split too: it gets the same default share as early_stopping=True,
+        # and so do decision thresholds tuned on held-out documents.
+        wants_validation = (
+            self.early_stopping
+            or self._needs_validation(targets)
+            or any(issubclass(t, EarlyStopping) for t in user_callback_types(self.callbacks))
         )
         if fraction is None and wants_validation:
             fraction = 0.1
@@ -575,7 +608,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         train_idx, valid_idx = train_test_split(
             np.arange(len(dataset)),
             test_size=fraction,
-            stratify=dataset.labels if self._task == "classification" else None,
+            stratify=dataset.labels if self._net_task(targets) == "classification" else None,
             random_state=seed,
         )
         valid = dataset.subset(valid_idx)
@@ -675,6 +708,8 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         X: Sequence[str],
         y=None,
         *,
+        label: Any = None,
+        target_names: Sequence[str] | None = None,
         method: str | None = None,
         n_steps: int = DEFAULT_STEPS,
         faithfulness: bool = False,
@@ -686,7 +721,18 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         ----------
         X : sequence of str
         y : array-like, optional
-            True labels, shown next to the predictions.
+            True labels, shown next to the predictions (multi-label: an
+            indicator matrix; the true labels are listed).
+        label : optional
+            Explain this class's probability (a value of ``classes_``; a
+            multi-label classifier: a label index; a multi-output
+            regressor: an output index) in every document. Default: each
+            document's predicted class (multi-label: its most probable
+            label; regressor: output 0).
+        target_names : sequence of str, optional
+            Multi-label: each label's name (e.g. the ``classes_`` of the
+            :class:`~sklearn.preprocessing.MultiLabelBinarizer` that made
+            ``y``), shown instead of its index.
         method : str, optional
             The attribution method (:mod:`skattn.attribution`):
             ``"attention"`` (the papers' pictures), ``"gradient"``,
@@ -724,22 +770,60 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                 "erased; it is for classifiers."
             )
         if y is not None:
-            y = as_label_array(y)
-            check_same_length(len(X), y)
-        records = explanation_records(self, X, method, n_steps=n_steps)
-        if y is not None:
-            for record, label in zip(records, y):
-                record["true_label"] = label
-        report = None
-        if faithfulness:
+            y = self._shown_truth(y, len(X))
+        column = None if label is None else self._label_column(label)
+        name_of = self._label_names(target_names)
+        with fixed_column(column):
+            records = explanation_records(self, X, method, n_steps=n_steps)
+            for i, record in enumerate(records):
+                if y is not None:
+                    record["true_label"] = name_of(y[i])
+                explained = column
+                if explained is None and "label_proba" in record:  # multi-label: say which
+                    explained = int(np.argmax(record["proba"]))
+                if explained is not None:
+                    record["explained_label"] = name_of(self._column_label(explained))
+                    if "proba" in record:
+                        record["explained_proba"] = float(record["proba"][explained])
+                if "label_proba" in record:
+                    record["prediction"] = name_of(record["prediction"])
+            report = None
+            if faithfulness:
 
-            def these_scores(_):
-                return [token_scores_of(record) for record in records]
+                def these_scores(_):
+                    return [token_scores_of(record) for record in records]
 
-            these_scores.__name__ = method
-            report = faithfulness_report(self, X, [these_scores], reference=False)
+                these_scores.__name__ = method
+                report = faithfulness_report(self, X, [these_scores], reference=False)
         explanations = Explanations(records, faithfulness=report)
         return explanations.to_frame() if as_frame else explanations
+
+    def _column_label(self, column: int) -> Any:
+        """The label of output ``column`` (a class; a regressor: the output index)."""
+        classes = getattr(self, "classes_", None)
+        return column if classes is None else classes[column].item()
+
+    def _label_names(self, target_names: Sequence[str] | None):
+        """A function that shows labels (a label, or a list of them) by their names."""
+        if target_names is None:
+            return lambda value: value
+        if not getattr(self, "_multilabel", False):
+            raise ValueError(
+                "target_names names the labels of a multi-label classifier; this model's "
+                "classes_ are already its labels."
+            )
+        names = [str(name) for name in target_names]
+        if len(names) != len(self.classes_):
+            raise ValueError(
+                f"target_names has {len(names)} names; the model has {len(self.classes_)} labels."
+            )
+        return lambda value: [names[i] for i in value] if isinstance(value, list) else names[value]
+
+    def _shown_truth(self, y: Any, n_samples: int) -> list:
+        """Each document's true value as an explanation shows it."""
+        y = as_label_array(y)
+        check_same_length(n_samples, y)
+        return list(y)
 
     def __sklearn_tags__(self):
         tags = text_input_tags(super().__sklearn_tags__())
@@ -748,7 +832,12 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
 
 
 class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
-    """What both attention classifiers share: labels, class weights, probabilities.
+    """What both attention classifiers share: labels, class weights, probabilities, thresholds.
+
+    ``y`` is either one label per document (binary or multiclass: softmax
+    and cross-entropy) or a multi-label 0/1 indicator matrix (one sigmoid
+    per label and binary cross-entropy; ``predict`` returns an indicator
+    matrix, thresholded per label at ``thresholds_``).
 
     Examples
     --------
@@ -760,56 +849,190 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
     """
 
     _task = "classification"
+    _target_attributes_names = ("multilabel", "thresholds", "target_dtype", "sparse_target")
+    #: What an estimator pickled before multi-label support had.
+    threshold = "auto"
+    _multilabel = False
 
-    def _check_targets(self, y: Any, n_samples: int) -> np.ndarray:
-        return check_labels(y, n_samples)
+    def _check_targets(self, y: Any, n_samples: int):
+        """Labels (1-D ndarray) or a multi-label indicator matrix (ndarray, or CSR if sparse)."""
+        if y is None or not is_indicator_matrix(y):
+            return check_labels(y, n_samples)
+        dense = check_indicator_matrix(y, n_samples)
+        return sp.csr_matrix(dense) if sp.issparse(y) else dense
 
-    def _encode_targets(self, y: np.ndarray, warm: bool) -> tuple[dict[str, Any], np.ndarray]:
-        classes, y_encoded = self._encode_labels(y, warm)
-        return {"classes": classes}, y_encoded
+    def _encode_targets(self, y, warm: bool) -> tuple[dict[str, Any], np.ndarray]:
+        if y.ndim == 1:
+            classes, y_encoded = self._encode_labels(y, warm)
+            targets = {"classes": classes, "multilabel": False}
+        else:
+            targets, y_encoded = self._encode_indicator(y, warm)
+        n_classes = len(targets["classes"])
+        # Checked here, before any training.
+        targets["threshold_rule"] = resolve_threshold(
+            self.threshold, multilabel=targets["multilabel"], n_classes=n_classes
+        )
+        return targets, y_encoded
+
+    def _encode_indicator(self, y, warm: bool) -> tuple[dict[str, Any], np.ndarray]:
+        """A multi-label ``y``'s targets (labels 0..n_labels−1) and its float32 matrix."""
+        dense = y.toarray() if sp.issparse(y) else y
+        n_labels = dense.shape[1]
+        if warm and (not self._multilabel or n_labels != len(self.classes_)):
+            fitted = f"{len(self.classes_)} labels" if self._multilabel else "1-D labels"
+            raise ValueError(
+                f"warm_start: y is an indicator matrix of {n_labels} labels; the model was "
+                f"fitted with {fitted}."
+            )
+        counts = dense.sum(axis=0)
+        constant = np.flatnonzero((counts == 0) | (counts == len(dense)))
+        if len(constant):
+            warnings.warn(
+                f"labels {constant[:10].tolist()} are 0 in every document or 1 in every "
+                "document of y; the model learns to always give them that value (their "
+                "thresholds stay 0.5).",
+                UserWarning,
+                stacklevel=4,
+            )
+        targets = {
+            "classes": np.arange(n_labels),
+            "multilabel": True,
+            "target_dtype": dense.dtype.str,
+            "sparse_target": bool(sp.issparse(y)),
+        }
+        return targets, dense.astype(np.float32)
 
     def _n_outputs(self, targets: dict[str, Any]) -> int:
         return len(targets["classes"])
 
+    def _net_task(self, targets: dict[str, Any]) -> str:
+        return "multilabel" if targets.get("multilabel") else "classification"
+
+    def _needs_validation(self, targets: dict[str, Any]) -> bool:
+        return targets["threshold_rule"] == "f1"
+
+    def _after_training(self, targets: dict[str, Any], net, valid) -> dict[str, Any]:
+        """Set ``thresholds``: tuned for F1 on the validation split, fixed, or None (argmax)."""
+        rule = targets["threshold_rule"]
+        n_columns = len(targets["classes"]) if targets["multilabel"] else 1
+        if rule == "argmax":
+            return {**targets, "thresholds": None}
+        if rule != "f1":
+            return {**targets, "thresholds": np.full(n_columns, float(rule))}
+        proba = self._scores_for(net.predict_outputs(valid)["logits"], targets["multilabel"])
+        truth = np.asarray(valid.labels)
+        if not targets["multilabel"]:  # binary: the positive class is classes_[1]
+            proba, truth = proba[:, 1:], (truth == 1)[:, None]
+        return {**targets, "thresholds": f1_thresholds(truth, proba)}
+
     def _adopt_targets(self, targets: dict[str, Any]) -> None:
         self.classes_ = np.asarray(targets["classes"])
+        self._multilabel = bool(targets.get("multilabel", False))
+        self._target_dtype = targets.get("target_dtype")
+        self._sparse_target = bool(targets.get("sparse_target", False))
+        thresholds = targets.get("thresholds")
+        self.thresholds_ = None if thresholds is None else np.asarray(thresholds, dtype=np.float64)
+
+    def _target_attributes(self) -> dict[str, Any]:
+        return {
+            "multilabel": self._multilabel,
+            "thresholds": None if self._thresholds is None else self._thresholds.tolist(),
+            "target_dtype": getattr(self, "_target_dtype", None),
+            "sparse_target": getattr(self, "_sparse_target", False),
+        }
 
     def _targets_from_state(self, state: FittedState) -> dict[str, Any]:
-        return {"classes": np.asarray(state.classes)}
+        # Files written before multi-label support hold none of these.
+        extra = {name: state.attributes.get(name) for name in self._target_attributes_names}
+        return {"classes": np.asarray(state.classes), **extra}
+
+    @staticmethod
+    def _scores_for(logits: np.ndarray, multilabel: bool) -> np.ndarray:
+        logits = logits.astype(np.float64)
+        return expit(logits) if multilabel else softmax(logits, axis=1)
 
     def _output_scores(self, logits: np.ndarray) -> np.ndarray:
-        return softmax(logits.astype(np.float64), axis=1)
+        return self._scores_for(logits, self._multilabel)
 
     def _explained_columns(self, scores: np.ndarray) -> np.ndarray:
+        # The predicted class; multi-label: the most probable label.
         return np.argmax(scores, axis=1)
 
     def _explained_objective(self, logits: torch.Tensor, columns: torch.Tensor) -> torch.Tensor:
-        log_p = torch.log_softmax(logits.float(), dim=1)
-        return log_p[torch.arange(len(columns), device=log_p.device), columns]
+        rows = torch.arange(len(columns), device=logits.device)
+        if self._multilabel:
+            return torch.nn.functional.logsigmoid(logits.float()[rows, columns])
+        return torch.log_softmax(logits.float(), dim=1)[rows, columns]
 
     def _shown_prediction(self, scores: np.ndarray) -> dict[str, Any]:
-        return {"prediction": self.classes_[np.argmax(scores)], "proba": scores}
+        decided = self._decide(scores[None, :])[0]
+        if self._multilabel:
+            chosen = decided.astype(bool)
+            return {
+                "prediction": self.classes_[chosen].tolist(),
+                "label_proba": scores[chosen].tolist(),
+                "proba": scores,
+            }
+        return {"prediction": decided, "proba": scores}
+
+    def _label_column(self, label: Any) -> int:
+        check_known_labels(np.asarray([label]), self.classes_, context="label")
+        return int(np.searchsorted(self.classes_, label))
+
+    def _shown_truth(self, y: Any, n_samples: int) -> list:
+        if not self._multilabel:
+            return super()._shown_truth(y, n_samples)
+        indicator = self._checked_indicator(y, n_samples).astype(bool)
+        return [self.classes_[row].tolist() for row in indicator]
 
     def _encode_fitted_targets(self, y: Any, n_samples: int) -> np.ndarray:
+        if self._multilabel:
+            return self._checked_indicator(y, n_samples).astype(np.float32)
         y = as_label_array(y)
         check_same_length(n_samples, y)
         check_known_labels(y, self.classes_)
         return np.searchsorted(self.classes_, y)
 
+    def _checked_indicator(self, y: Any, n_samples: int) -> np.ndarray:
+        """A multi-label ``y`` after ``fit``: an indicator matrix of the fitted labels."""
+        if not is_indicator_matrix(y):
+            raise ValueError(
+                f"y has shape {np.shape(y)}; the model was fitted on a multi-label indicator "
+                f"matrix of {len(self.classes_)} labels."
+            )
+        dense = check_indicator_matrix(y, n_samples)
+        if dense.shape[1] != len(self.classes_):
+            raise ValueError(
+                f"y has {dense.shape[1]} labels; the model was fitted with {len(self.classes_)}."
+            )
+        return dense
+
     def _class_weights(self, targets: dict[str, Any], y_encoded: np.ndarray) -> list[float] | None:
-        """The loss weight of each class from ``class_weight``, in the order of ``classes``."""
+        """The loss weight of each class from ``class_weight``, in the order of ``classes``.
+
+        Multi-label: the weight of each label's positive examples (its
+        negatives weigh 1); ``"balanced"`` gives n_negative / n_positive.
+        """
         classes = targets["classes"]
         if self.class_weight is None:
             return None
         if self.class_weight == "balanced":
+            if targets["multilabel"]:
+                positives = y_encoded.sum(axis=0).astype(np.float64)
+                negatives = len(y_encoded) - positives
+                ratio = np.divide(
+                    negatives, positives, out=np.ones_like(positives), where=positives > 0
+                )
+                return np.where(negatives > 0, ratio, 1.0).tolist()
             present = np.unique(y_encoded)
             weights = np.ones(len(classes))
             weights[present] = compute_class_weight("balanced", classes=present, y=y_encoded)
             return weights.tolist()
         unknown = [label for label in self.class_weight if label not in set(classes.tolist())]
         if unknown:
+            what = "label indices" if targets["multilabel"] else "labels"
             raise ValueError(
-                f"class_weight names labels that are not in y: {unknown[:5]}; "
+                f"class_weight names {what} that are not in y: {unknown[:5]}; "
                 f"the classes are {classes.tolist()}."
             )
         return [float(self.class_weight.get(label, 1.0)) for label in classes.tolist()]
@@ -818,11 +1041,33 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         """Classes and labels as indices into them (a warm start keeps its classes)."""
         if not warm:
             return np.unique(y, return_inverse=True)
+        if self._multilabel:
+            raise ValueError(
+                f"warm_start: y is 1-D; the model was fitted on a multi-label indicator matrix "
+                f"of {len(self.classes_)} labels."
+            )
         check_known_labels(y, self.classes_, context="warm_start: y")
         return self.classes_, np.searchsorted(self.classes_, y)
 
+    @property
+    def _thresholds(self) -> np.ndarray | None:
+        # Estimators pickled before thresholds existed have none.
+        return getattr(self, "thresholds_", None)
+
+    def _decide(self, proba: np.ndarray) -> np.ndarray:
+        """Predictions from probabilities: indicator rows (multi-label) or labels."""
+        thresholds = self._thresholds
+        if self._multilabel:
+            cut = 0.5 if thresholds is None else thresholds
+            return (proba >= cut).astype(self._target_dtype or np.int64)
+        if thresholds is None:
+            return self.classes_[np.argmax(proba, axis=1)]
+        return self.classes_[(proba[:, 1] >= thresholds[0]).astype(np.int64)]
+
     def decision_function(self, X: Sequence[str]) -> np.ndarray:
-        """Raw scores: logits (n, n_classes), or log-odds of ``classes_[1]`` (n,) if binary.
+        """Raw scores: logits (n, n_classes), log-odds of ``classes_[1]`` (n,) if binary.
+
+        Multi-label: each label's log-odds, (n, n_labels).
 
         Parameters
         ----------
@@ -833,10 +1078,15 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         ndarray
         """
         logits = self.document_outputs(X)["logits"].astype(np.float64)
+        if self._multilabel:
+            return logits
         return logits[:, 1] - logits[:, 0] if logits.shape[1] == 2 else logits
 
     def predict_proba(self, X: Sequence[str]) -> np.ndarray:
         """Class probabilities (n, n_classes), columns in the order of ``classes_``.
+
+        Multi-label: each label's probability (n, n_labels), independent
+        of the others (a row need not sum to 1).
 
         Parameters
         ----------
@@ -846,11 +1096,13 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         -------
         ndarray of shape (n_documents, n_classes)
         """
-        logits = self.document_outputs(X)["logits"].astype(np.float64)
-        return softmax(logits, axis=1)
+        return self._output_scores(self.document_outputs(X)["logits"])
 
-    def predict(self, X: Sequence[str]) -> np.ndarray:
-        """Predicted labels, values of ``classes_``.
+    def predict(self, X: Sequence[str]):
+        """Predicted labels: values of ``classes_``, or an indicator matrix (multi-label).
+
+        Binary and multi-label predictions use ``thresholds_`` when it is
+        set (see ``threshold``); otherwise the most probable class.
 
         Parameters
         ----------
@@ -858,18 +1110,20 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
 
         Returns
         -------
-        ndarray of shape (n_documents,)
+        ndarray of shape (n_documents,), or (n_documents, n_labels)
+            Multi-label: 0/1 of the dtype of the fitted ``y``, a CSR
+            matrix if that ``y`` was sparse.
         """
-        logits = self.document_outputs(X)["logits"]
-        return self.classes_[np.argmax(logits, axis=1)]
+        decided = self._decide(self.predict_proba(X))
+        return sp.csr_matrix(decided) if self._multilabel and self._sparse_target else decided
 
     def score(self, X: Sequence[str], y: Sequence[Any], sample_weight=None) -> float:
-        """Accuracy on ``(X, y)``; labels unseen in ``fit`` are an error.
+        """Accuracy on ``(X, y)`` (multi-label: subset accuracy); unseen labels are an error.
 
         Parameters
         ----------
         X : sequence of str
-        y : array-like of shape (n_documents,)
+        y : array-like of shape (n_documents,) or (n_documents, n_labels)
         sample_weight : array-like, optional
 
         Returns
@@ -877,10 +1131,19 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         float
         """
         check_is_fitted(self, "net_")
-        y = as_label_array(y)
-        check_same_length(len(self._check_input(X)), y)
-        check_known_labels(y, self.classes_)
+        n_samples = len(self._check_input(X))
+        if self._multilabel:
+            y = self._checked_indicator(y, n_samples)
+        else:
+            y = as_label_array(y)
+            check_same_length(n_samples, y)
+            check_known_labels(y, self.classes_)
         return super().score(X, y, sample_weight=sample_weight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        return tags
 
 
 class AttentionRegressorBase(RegressorMixin, AttentionEstimatorBase):
@@ -970,6 +1233,14 @@ class AttentionRegressorBase(RegressorMixin, AttentionEstimatorBase):
 
     def _shown_prediction(self, scores: np.ndarray) -> dict[str, Any]:
         return {"prediction": float(scores[0]) if self._target_ndim == 1 else scores}
+
+    def _label_column(self, label: Any) -> int:
+        if not isinstance(label, Integral) or not 0 <= label < self.n_outputs_:
+            raise ValueError(
+                f"label={label!r}: a regressor's label is an output index, 0 to "
+                f"{self.n_outputs_ - 1}."
+            )
+        return int(label)
 
     def predict(self, X: Sequence[str]) -> np.ndarray:
         """Predicted targets, in the units of ``y``.

@@ -34,6 +34,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
     %(max_length)s
     %(training)s
     %(class_weight)s
+    %(threshold)s
     %(runtime)s
 
     Attributes
@@ -97,6 +98,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         callbacks: list | None = None,
         net_params: dict | None = None,
         class_weight: str | dict | None = None,
+        threshold: str | float = "auto",
         device: str | None = "cpu",
         threads: int | None = 1,
         random_state=None,
@@ -142,6 +144,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         self.callbacks = callbacks
         self.net_params = net_params
         self.class_weight = class_weight
+        self.threshold = threshold
         self.device = device
         self.threads = threads
         self.random_state = random_state
@@ -171,6 +174,7 @@ class HierarchicalAttentionClassifier(HierarchicalAttentionModel, AttentionClass
     %(hierarchical_text)s
     %(training)s
     %(class_weight)s
+    %(threshold)s
     %(runtime)s
 
     Attributes
@@ -237,6 +241,7 @@ class HierarchicalAttentionClassifier(HierarchicalAttentionModel, AttentionClass
         callbacks: list | None = None,
         net_params: dict | None = None,
         class_weight: str | dict | None = None,
+        threshold: str | float = "auto",
         device: str | None = "cpu",
         threads: int | None = 1,
         random_state=None,
@@ -281,6 +286,7 @@ class HierarchicalAttentionClassifier(HierarchicalAttentionModel, AttentionClass
         self.callbacks = callbacks
         self.net_params = net_params
         self.class_weight = class_weight
+        self.threshold = threshold
         self.device = device
         self.threads = threads
         self.random_state = random_state

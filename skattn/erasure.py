@@ -22,13 +22,43 @@ ERASER.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 
 import numpy as np
 
 from skattn.text import DEFAULT_TOKEN_PATTERN, EMPTY_TOKEN, EncodedCorpus
 from skattn.utils.validation import check_text_input
+
+#: The output column every document's explanation is about, when
+#: ``explain(label=...)`` fixes one (else each document's prediction).
+_FIXED_COLUMN: ContextVar[int | None] = ContextVar("skattn_fixed_column", default=None)
+
+
+@contextlib.contextmanager
+def fixed_column(column: int | None) -> Iterator[None]:
+    """Within: :class:`ModelDocuments` explain output ``column`` of every document.
+
+    Scores, erasure curves and gradients all read the explained column
+    from :attr:`ModelDocuments.predicted`, so fixing it here fixes it for
+    each of them. A context variable: other threads keep their own.
+
+    Examples
+    --------
+    >>> with fixed_column(2):
+    ...     _FIXED_COLUMN.get()
+    2
+    >>> _FIXED_COLUMN.get() is None
+    True
+    """
+    token = _FIXED_COLUMN.set(column)
+    try:
+        yield
+    finally:
+        _FIXED_COLUMN.reset(token)
+
 
 #: Most token ids one batch of erased variants holds (bounds memory on long documents).
 _TOKENS_PER_CALL = 200_000
@@ -217,7 +247,13 @@ class ModelDocuments(_Documents):
 
     @property
     def predicted(self) -> np.ndarray:
-        """Per document, the column explained: the predicted class (a regressor: output 0)."""
+        """Per document, the column explained: the predicted class (a regressor: output 0).
+
+        Within :func:`fixed_column`, that column for every document.
+        """
+        column = _FIXED_COLUMN.get()
+        if column is not None:
+            return np.full(len(self), column, dtype=np.int64)
         return self.estimator._explained_columns(self.full_proba)
 
     def _scores(self, corpus: EncodedCorpus) -> np.ndarray:

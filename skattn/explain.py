@@ -23,9 +23,12 @@ text under ``"second"`` (``tokens``, ``scores``, ``attention``); the page
 shows both.
 
 ``scores`` rank the tokens for the predicted class (positive: the token
-supports it). A regressor's records hold its predicted value as
-``prediction`` and no ``proba``; their scores are for that value (positive:
-the token raises it). The attention maps are kept for ``method="attention"``, and
+supports it), or for the class ``explain(label=...)`` named (then kept as
+``explained_label``). A multi-label classifier's ``prediction`` is the list
+of its predicted labels, ``label_proba`` their probabilities, and its
+scores are for its most probable label unless ``label`` names one. A
+regressor's records hold its predicted value as ``prediction`` and no
+``proba``; their scores are for that value (positive: the token raises it). The attention maps are kept for ``method="attention"``, and
 records that hold them are drawn as the papers draw them.
 
 HTML follows the HAN paper's Fig. 5 for hierarchical models (sentence weight
@@ -140,10 +143,22 @@ def shown_value(value: Any) -> str:
 
 
 def _header(record: dict) -> str:
-    parts = [f"predicted: <b>{html.escape(shown_value(record['prediction']))}</b>"]
+    if "label_proba" in record:  # multi-label: every predicted label with its probability
+        shown = ", ".join(
+            f"<b>{html.escape(str(label))}</b> ({p:.2f})"
+            for label, p in zip(record["prediction"], record["label_proba"])
+        )
+        parts = [f"predicted: {shown or '<b>no label</b>'}"]
+    else:
+        parts = [f"predicted: <b>{html.escape(shown_value(record['prediction']))}</b>"]
     if "true_label" in record:
         parts.append(f"true: <b>{html.escape(shown_value(record['true_label']))}</b>")
-    if "proba" in record:
+    if "explained_label" in record:
+        explained = f"explained: <b>{html.escape(shown_value(record['explained_label']))}</b>"
+        if "explained_proba" in record:
+            explained += f" (p = {record['explained_proba']:.3f})"
+        parts.append(explained)
+    elif "proba" in record and "label_proba" not in record:
         parts.append(f"p = {float(np.max(record['proba'])):.3f}")
     if "method" in record:
         parts.append(f"method: {html.escape(str(record['method']))}")

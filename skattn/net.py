@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from skorch import NeuralNetClassifier, NeuralNetRegressor
+from skorch import NeuralNet, NeuralNetClassifier, NeuralNetRegressor
 from skorch.callbacks import (
     Callback,
     Checkpoint,
@@ -46,6 +46,7 @@ from skattn.utils.runtime import resolve_device
 __all__ = [
     "NET_PARAM_PREFIXES",
     "OPTIMIZERS",
+    "AttentionMultiLabelNet",
     "AttentionNet",
     "AttentionRegressionNet",
     "GradientValueClipping",
@@ -74,6 +75,9 @@ OPTIMIZERS = {
 class _AttentionNetMixin:
     """What the classification and the regression net share (see :class:`AttentionNet`)."""
 
+    #: Whether a document's loss over several outputs is their sum (else their mean).
+    _sum_outputs = False
+
     def __init__(
         self,
         *args,
@@ -99,13 +103,15 @@ class _AttentionNetMixin:
         A document's weight is its ``sample_weight`` (1 if none) times the
         ``class_weight`` of its class (1 if none); the loss is
         Σ wᵢ lossᵢ / Σ wᵢ, so weights of ones give the plain mean. A
-        document's loss over several outputs (regression) is their mean.
+        document's loss over several outputs is their mean (regression) or
+        their sum (multi-label: the negative log-likelihood of its label set).
         """
         logits = y_pred[0]
         y_true = y_true.to(logits.device)
         losses = self.criterion_(logits, y_true)
         if losses.dim() > 1:
-            losses = losses.flatten(1).mean(dim=1)
+            losses = losses.flatten(1)
+            losses = losses.sum(dim=1) if self._sum_outputs else losses.mean(dim=1)
         weights = None if X is None else X.get("sample_weight")
         if weights is not None:
             weights = weights.to(losses.device, losses.dtype)
@@ -252,6 +258,29 @@ class AttentionRegressionNet(_AttentionNetMixin, NeuralNetRegressor):
     >>> type(net).__name__, type(net.initialize().criterion_).__name__
     ('AttentionRegressionNet', 'MSELoss')
     """
+
+
+class AttentionMultiLabelNet(_AttentionNetMixin, NeuralNet):
+    """NeuralNet for multi-label targets: one logit per label, binary cross-entropy.
+
+    A document's loss is the binary cross-entropy of each of its labels,
+    summed over the labels (the negative log-likelihood of its label set, as
+    the cross-entropy of :class:`AttentionNet` is that of its class), then
+    weighted by ``sample_weight`` as in :class:`AttentionNet`, plus
+    ``penalty`` × the module's penalty. A label's positive examples weigh
+    ``criterion__pos_weight`` (from the estimator's ``class_weight``).
+    Parameters as :class:`AttentionNet` (``class_weight`` stays None).
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> net = SelfAttentiveClassifier(hidden_size=4).build_network(
+    ...     n_outputs=3, vocab_size=10, task="multilabel")
+    >>> type(net).__name__, type(net.initialize().criterion_).__name__
+    ('AttentionMultiLabelNet', 'BCEWithLogitsLoss')
+    """
+
+    _sum_outputs = True
 
 
 def _attention_per_document(attention: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
@@ -536,7 +565,7 @@ def build_net(
     penalty: float = 0.0,
     class_weight: Sequence[float] | None = None,
     task: str = "classification",
-) -> AttentionNet | AttentionRegressionNet:
+) -> AttentionNet | AttentionRegressionNet | AttentionMultiLabelNet:
     """The skorch net for an estimator's settings.
 
     Parameters
@@ -555,14 +584,16 @@ def build_net(
     penalty : float
         Coefficient of the module's penalty output.
     class_weight : sequence of float or None
-        Loss weight of each encoded class.
-    task : {"classification", "regression"}, default="classification"
-        :class:`AttentionNet` with cross-entropy, or
-        :class:`AttentionRegressionNet` with the squared error.
+        Loss weight of each encoded class (multi-label: of each label's
+        positive examples).
+    task : {"classification", "multilabel", "regression"}, default="classification"
+        :class:`AttentionNet` with cross-entropy,
+        :class:`AttentionMultiLabelNet` with binary cross-entropy per label,
+        or :class:`AttentionRegressionNet` with the squared error.
 
     Returns
     -------
-    AttentionNet or AttentionRegressionNet
+    AttentionNet, AttentionMultiLabelNet or AttentionRegressionNet
         Not initialised.
 
     Examples
@@ -587,6 +618,18 @@ def build_net(
     if task == "classification":
         net_class, criterion = AttentionNet, torch.nn.CrossEntropyLoss
         task_arguments = {"classes": list(range(n_classes))}
+    elif task == "multilabel":
+        # class_weight: the weight of each label's positive examples.
+        net_class, criterion, task_arguments = (
+            AttentionMultiLabelNet,
+            torch.nn.BCEWithLogitsLoss,
+            {},
+        )
+        if class_weight is not None:
+            task_arguments["criterion__pos_weight"] = torch.as_tensor(
+                class_weight, dtype=torch.float32
+            )
+            class_weight = None
     else:
         net_class, criterion, task_arguments = AttentionRegressionNet, torch.nn.MSELoss, {}
     return net_class(
@@ -667,8 +710,9 @@ def validation_callbacks(
 
     For classification both follow validation *accuracy*: the validation
     loss rises from over-confidence while accuracy still improves, so
-    stopping on it quits too early. For regression they follow the
-    validation loss (the squared error). The checkpoint (in
+    stopping on it quits too early. For regression and multi-label targets
+    they follow the validation loss (the squared error; the labels' binary
+    cross-entropy). The checkpoint (in
     ``checkpoint_dir``) is loaded back when training ends, also after
     Ctrl-C or early stopping.
 

@@ -309,6 +309,7 @@ class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBas
     %(max_length)s
     %(training)s
     %(class_weight)s
+    %(threshold)s
     %(runtime)s
 
     Attributes
@@ -377,6 +378,7 @@ class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBas
         callbacks: list | None = None,
         net_params: dict | None = None,
         class_weight: str | dict | None = None,
+        threshold: str | float = "auto",
         device: str | None = "cpu",
         threads: int | None = 1,
         random_state=None,
@@ -423,6 +425,7 @@ class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBas
         self.callbacks = callbacks
         self.net_params = net_params
         self.class_weight = class_weight
+        self.threshold = threshold
         self.device = device
         self.threads = threads
         self.random_state = random_state

@@ -16,9 +16,12 @@ from skattn.text import DEFAULT_TOKEN_PATTERN
 
 __all__ = ["HierarchicalAttentionRegressor", "SelfAttentiveRegressor"]
 
-#: The training parameters of a regressor: a classifier's, without class weights.
+#: The training parameters of a regressor: a classifier's, without class
+#: weights and decision thresholds.
 REGRESSOR_CONSTRAINTS = {
-    name: rule for name, rule in COMMON_CONSTRAINTS.items() if name != "class_weight"
+    name: rule
+    for name, rule in COMMON_CONSTRAINTS.items()
+    if name not in ("class_weight", "threshold")
 }
 
 

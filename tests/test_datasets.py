@@ -10,6 +10,7 @@ import pytest
 from skattn import datasets
 from skattn.datasets import (
     RemoteFile,
+    fetch_goemotions,
     fetch_movie_reviews,
     fetch_nps_chat,
     fetch_sentence_polarity,
@@ -195,3 +196,47 @@ def test_sick_download_is_checked_against_its_checksum(monkeypatch, tmp_path):
     assert (home / "sick" / "SICK_trial.txt").exists()
     with pytest.raises(ValueError, match="subset must be"):
         fetch_sick(subset="dev", data_home=home)
+
+
+def test_goemotions_splits_labels_and_quoted_comments():
+    sizes = {"train": 43410, "dev": 5426, "test": 5427}
+    for subset, size in sizes.items():
+        bunch = fetch_goemotions(subset=subset, download_if_missing=False)
+        assert len(bunch.data) == size and bunch.target.shape == (size, 28)
+        assert bunch.target.dtype == np.int64 and set(np.unique(bunch.target)) == {0, 1}
+        assert (bunch.target.sum(axis=1) >= 1).all()  # every comment has a label
+    train = fetch_goemotions(download_if_missing=False)
+    assert train.target_names[0] == "admiration" and train.target_names[-1] == "neutral"
+    # The counts the dataset card gives for the training split.
+    counts = dict(zip(train.target_names, train.target.sum(axis=0).tolist()))
+    assert counts["grief"] == 77 and counts["neutral"] == 14219
+    assert 0.15 < (train.target.sum(axis=1) >= 2).mean() < 0.17
+    # The first training comment, and a CSV-quoted one read without its quotes.
+    assert train.data[0] == "My favourite food is anything I didn't have to cook myself."
+    assert train.comment_ids[0] == "eebbqej" and train.target[0].nonzero()[0].tolist() == [27]
+    quoted = train.data[list(train.comment_ids).index("eetq9g0")]
+    assert quoted == 'Three words, no subtlety. "Dude. Stop. Seriously." '
+    X, Y = fetch_goemotions(subset="all", download_if_missing=False, return_X_y=True)
+    assert len(X) == sum(sizes.values()) == len(Y)
+
+
+def test_goemotions_download_is_checked_against_its_checksum(monkeypatch, tmp_path):
+    files = {
+        "dev": 'A "quoted" comment\t15,17\tc1\nPlain one\t27\tc2\n',
+        "emotions": "\n".join(f"label{j}" for j in range(28)) + "\n",
+    }
+    for part, text in files.items():
+        source = tmp_path / f"{part}.src"
+        source.write_text(text, encoding="utf-8")
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()
+        name = datasets.REMOTE_FILES[f"goemotions_{part}"].filename
+        monkeypatch.setitem(
+            datasets.REMOTE_FILES, f"goemotions_{part}", RemoteFile(name, source.as_uri(), digest)
+        )
+    home = tmp_path / "home"
+    bunch = fetch_goemotions(subset="dev", data_home=home)
+    assert bunch.data == ['A "quoted" comment', "Plain one"]
+    assert bunch.target[0].nonzero()[0].tolist() == [15, 17] and bunch.target[1, 27] == 1
+    assert (home / "goemotions" / "dev.tsv").exists()
+    with pytest.raises(ValueError, match="subset must be"):
+        fetch_goemotions(subset="validation", data_home=home)

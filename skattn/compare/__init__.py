@@ -9,6 +9,9 @@ One module per job:
 - :mod:`skattn.compare.evaluation`: :func:`compare`, the fold loop (fit and
   predict timing, per-document correctness, one record per model), and the
   handling of classes too small for stratified folds;
+- :mod:`skattn.compare.multilabel`: :func:`compare_multilabel`, the same
+  loop for multi-label corpora, scored by macro- and micro-F1 with bootstrap
+  intervals and paired bootstrap tests;
 - :mod:`skattn.compare.stats`: bootstrap intervals and the paired tests of
   each attention model against the best baseline (corrected resampled
   t-test over folds, McNemar's exact test on one split);
@@ -22,6 +25,7 @@ Every public name is importable from ``skattn.compare``.
 
 from skattn.compare.evaluation import compare, drop_rare_classes, min_class_size, rare_classes
 from skattn.compare.io import Corpus, load_dataset, read_documents, read_table
+from skattn.compare.multilabel import compare_multilabel, f1_scores, format_multilabel_table
 from skattn.compare.registry import (
     ATTENTION_MODEL,
     BASELINE_KINDS,
@@ -31,6 +35,7 @@ from skattn.compare.registry import (
     ModelEntry,
     available_models,
     model_kind,
+    one_vs_rest,
     set_random_state,
 )
 from skattn.compare.report import (
@@ -66,15 +71,19 @@ __all__ = [
     "best_baseline",
     "bootstrap_interval",
     "compare",
+    "compare_multilabel",
     "corrected_resampled_ttest",
     "drop_rare_classes",
+    "f1_scores",
     "faithfulness_section",
     "format_json",
+    "format_multilabel_table",
     "format_table",
     "load_dataset",
     "mcnemar_test",
     "min_class_size",
     "model_kind",
+    "one_vs_rest",
     "paired_test",
     "plot_results",
     "rare_classes",

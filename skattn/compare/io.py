@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from skattn.datasets import (
+    fetch_goemotions,
     fetch_movie_reviews,
     fetch_nps_chat,
     fetch_sentence_polarity,
@@ -21,7 +22,7 @@ from skattn.datasets import (
 #: File suffixes read as tables (a header row, or one JSON object a line).
 TABLE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
 #: The corpora :func:`load_dataset` knows by name.
-CORPORA = ("movie_reviews", "nps_chat", "sentence_polarity", "trec", "sick")
+CORPORA = ("movie_reviews", "nps_chat", "sentence_polarity", "trec", "sick", "goemotions")
 #: Corpora whose samples are pairs of texts (for the pair models).
 PAIR_CORPORA = ("sick",)
 
@@ -35,9 +36,12 @@ class Corpus:
     X : list of str
         The documents.
     y : ndarray or None
-        Their labels (None when a file is read without a label column).
+        Their labels (None when a file is read without a label column); a
+        multi-label corpus: a 0/1 indicator matrix (n_documents, n_labels).
     test_mask : ndarray of bool or None, default=None
         True for the documents of the corpus' own test split (TREC).
+    target_names : list or None, default=None
+        A multi-label corpus: the label of each column of ``y``.
 
     Examples
     --------
@@ -50,6 +54,12 @@ class Corpus:
     X: list[str]
     y: np.ndarray | None
     test_mask: np.ndarray | None = None
+    target_names: list | None = None
+
+    @property
+    def multilabel(self) -> bool:
+        """Whether ``y`` is an indicator matrix (several labels per document)."""
+        return self.y is not None and self.y.ndim == 2
 
 
 def read_table(
@@ -68,6 +78,9 @@ def read_table(
         The column (key) holding the text.
     label_column : str or None, default="label"
         The column holding the label; None reads texts only (``y`` is None).
+        A column of lists (JSON arrays; in a CSV, cells written as JSON
+        arrays such as ``["joy", "love"]``) makes a multi-label corpus: ``y``
+        is the indicator matrix, ``target_names`` the labels, sorted.
 
     Returns
     -------
@@ -94,8 +107,43 @@ def read_table(
     for column in (text_column, label_column):
         if column is not None and column not in rows[0]:
             raise ValueError(f"{path} has no column {column!r}; its columns are {sorted(rows[0])}.")
-    labels = None if label_column is None else np.asarray([row[label_column] for row in rows])
-    return Corpus([row[text_column] for row in rows], labels)
+    texts = [row[text_column] for row in rows]
+    if label_column is None:
+        return Corpus(texts, None)
+    labels = [row[label_column] for row in rows]
+    lists = [_label_list(value) for value in labels]
+    if any(value is not None for value in lists):
+        return _multilabel_corpus(path, texts, labels, lists)
+    return Corpus(texts, np.asarray(labels))
+
+
+def _label_list(value) -> list | None:
+    """A cell's labels when it holds a list (JSON, or a CSV cell written as a JSON array)."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, str) and value.lstrip().startswith("["):
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            return None
+        return parsed if isinstance(parsed, list) else None
+    return None
+
+
+def _multilabel_corpus(path: Path, texts: list, labels: list, lists: list) -> Corpus:
+    """The indicator-matrix corpus of a column of label lists (every cell must be one)."""
+    for row, (value, parsed) in enumerate(zip(labels, lists), start=1):
+        if parsed is None:
+            raise ValueError(
+                f"{path}: row {row} has the label {value!r}, not a list, where other rows hold "
+                "lists of labels; a multi-label column holds a list in every row ([] for none)."
+            )
+    names = sorted({label for parsed in lists for label in parsed}, key=lambda v: (str(type(v)), v))
+    column = {label: j for j, label in enumerate(names)}
+    y = np.zeros((len(texts), len(names)), dtype=np.int64)
+    for i, parsed in enumerate(lists):
+        y[i, [column[label] for label in parsed]] = 1
+    return Corpus(texts, y, target_names=names)
 
 
 def read_documents(path: str | os.PathLike, text_column: str = "text") -> list[str]:
@@ -150,7 +198,9 @@ def load_dataset(
         train/test split (``test_mask``); nps_chat is the 15 dialogue acts
         of :func:`~skattn.datasets.fetch_nps_chat`; SICK's samples are
         pairs of texts with their entailment judgment, its training and
-        trial pairs for training, its test pairs for testing.
+        trial pairs for training, its test pairs for testing; GoEmotions is
+        multi-label (an indicator ``y``), its train and dev comments for
+        training, its test comments for testing.
     data_home : str or path-like, optional
         Where the named corpora are (see :func:`skattn.datasets.get_data_home`).
     text_column, label_column : str, default="text", "label"
@@ -174,6 +224,11 @@ def load_dataset(
         test = fetch_trec(subset="test", data_home=data_home)
         mask = np.r_[np.zeros(len(train.data), bool), np.ones(len(test.data), bool)]
         return Corpus(train.data + test.data, np.r_[train.target, test.target], mask)
+    if name == "goemotions":
+        # Train and dev for fitting (models tune thresholds on a split of them).
+        corpus = fetch_goemotions(subset="all", data_home=data_home)
+        mask = corpus.subsets == "test"
+        return Corpus(corpus.data, corpus.target, mask, target_names=corpus.target_names)
     if name == "sick":
         pairs = fetch_sick(subset="all", data_home=data_home)
         return Corpus(pairs.data, np.asarray(pairs.target), pairs.subsets == "test")

@@ -148,7 +148,7 @@ def _jsonable(record: dict) -> dict:
     """A record as JSON holds it: per-document correctness as one 0/1 string per fold."""
     out = {}
     for key, value in record.items():
-        if key == "test_indices":
+        if key in ("test_indices", "counts"):
             continue  # reproducible from the seed; long
         if key == "correct":
             value = ["".join("1" if c else "0" for c in np.asarray(fold)) for fold in value]
@@ -194,23 +194,34 @@ def format_json(results: list[dict], **metadata: Any) -> str:
     return json.dumps({**metadata, "results": [_jsonable(r) for r in results]}, indent=2)
 
 
-def _error_bars(ordered: list[dict]) -> tuple[np.ndarray | None, str]:
+#: What :func:`plot_results` can chart: record key prefix → axis label.
+MEASURES = {"accuracy": "accuracy", "macro_f1": "macro-F1", "micro_f1": "micro-F1"}
+
+
+def _error_bars(ordered: list[dict], measure: str) -> tuple[np.ndarray | None, str]:
     """Error bars (2 × n, points) and what they are: std over folds, or the bootstrap interval."""
-    if _several_folds(ordered):
-        std = np.array([100 * r.get("accuracy_std", 0.0) for r in ordered])
+    several = any(len(r.get(f"{measure}s", r.get("accuracies", []))) > 1 for r in ordered)
+    if several:
+        std = np.array([100 * r.get(f"{measure}_std", 0.0) for r in ordered])
         return np.vstack([std, std]), "mean, error bars: std over folds"
-    if any(r.get("accuracy_interval") is not None for r in ordered):
+    if any(r.get(f"{measure}_interval") is not None for r in ordered):
         bars = np.zeros((2, len(ordered)))
         for i, r in enumerate(ordered):
-            if r.get("accuracy_interval") is not None:
-                low, high = r["accuracy_interval"]
-                bars[:, i] = 100 * (r["accuracy_mean"] - low), 100 * (high - r["accuracy_mean"])
+            if r.get(f"{measure}_interval") is not None:
+                low, high = r[f"{measure}_interval"]
+                mean = r[f"{measure}_mean"]
+                bars[:, i] = 100 * (mean - low), 100 * (high - mean)
         return bars, "error bars: 95% bootstrap interval over test documents"
     return None, ""
 
 
-def plot_results(results: list[dict], path: str | os.PathLike | None = None, title: str = ""):
-    """A bar chart of mean accuracy per model with its interval, best first.
+def plot_results(
+    results: list[dict],
+    path: str | os.PathLike | None = None,
+    title: str = "",
+    measure: str = "accuracy",
+):
+    """A bar chart of a measure per model (mean accuracy) with its interval, best first.
 
     Bars start at 0 and carry their value; error bars show the standard
     deviation over folds, or for one split the 95% bootstrap interval.
@@ -223,10 +234,12 @@ def plot_results(results: list[dict], path: str | os.PathLike | None = None, tit
     Parameters
     ----------
     results : list of dict
-        What :func:`compare` returns.
+        What :func:`compare` (or :func:`~skattn.compare.compare_multilabel`) returns.
     path : str, path-like or None, default=None
         Where to save the chart as PNG.
     title : str, default=""
+    measure : {"accuracy", "macro_f1", "micro_f1"}, default="accuracy"
+        The records' measure to chart (the F1 scores: multi-label results).
 
     Returns
     -------
@@ -244,7 +257,9 @@ def plot_results(results: list[dict], path: str | os.PathLike | None = None, tit
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
-    ordered = sorted(results, key=lambda r: r["accuracy_mean"])
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}.")
+    ordered = sorted(results, key=lambda r: r[f"{measure}_mean"])
     present = {_kind(r) for r in ordered}
     colours = {k: c for k, c in MODEL_KINDS.items() if k in present}
     if OTHER_KIND in present:
@@ -252,8 +267,8 @@ def plot_results(results: list[dict], path: str | os.PathLike | None = None, tit
     # A Figure of its own (no pyplot): the caller's backend is never touched.
     fig = Figure(figsize=(8.0, 0.42 * len(ordered) + 2.2))
     ax = fig.subplots()
-    errors, what = _error_bars(ordered)
-    means = np.array([100 * r["accuracy_mean"] for r in ordered])
+    errors, what = _error_bars(ordered, measure)
+    means = np.array([100 * r[f"{measure}_mean"] for r in ordered])
     ax.barh(
         [r["model"] for r in ordered],
         means,
@@ -274,7 +289,7 @@ def plot_results(results: list[dict], path: str | os.PathLike | None = None, tit
         ax.text(end + 1.0, i, label, va="center", fontsize=9)
     # Bars start at 0, so their lengths compare honestly; the labels carry the digits.
     ax.set_xlim(0, 100)
-    xlabel = "accuracy (%)" + (f"; {what}" if what else "")
+    xlabel = f"{MEASURES[measure]} (%)" + (f"; {what}" if what else "")
     if tests:
         xlabel += (
             f"\n(±x.x): points vs the best baseline, {tests[0]['baseline']}"
@@ -303,6 +318,7 @@ def save_attention_page(
     y: np.ndarray,
     path: str | os.PathLike,
     n_documents: int = 8,
+    target_names: list | None = None,
 ) -> Path | None:
     """The attention of a fitted model on its first ``n_documents`` as an HTML page.
 
@@ -313,10 +329,12 @@ def save_attention_page(
     X : array-like of str
         Documents, e.g. the test documents of a fold.
     y : array-like
-        Their true labels, shown on the page.
+        Their true labels, shown on the page (multi-label: an indicator matrix).
     path : str or path-like
         Where to write the page.
     n_documents : int, default=8
+    target_names : list, optional
+        A multi-label model's label names (see ``explain``).
 
     Returns
     -------
@@ -332,7 +350,11 @@ def save_attention_page(
     """
     if not hasattr(model, "explain"):
         return None
-    return model.explain(list(X[:n_documents]), y[:n_documents], method="attention").save_html(path)
+    names = {} if target_names is None else {"target_names": target_names}
+    explanations = model.explain(
+        list(X[:n_documents]), y[:n_documents], method="attention", **names
+    )
+    return explanations.save_html(path)
 
 
 #: Methods the comparison measures on each attention model (plus a random ranking).

@@ -190,7 +190,14 @@ def _task_config(estimator) -> dict[str, Any]:
     from skattn.base import AttentionClassifierBase, AttentionRegressorBase
 
     if isinstance(estimator, AttentionClassifierBase):
-        return {"task": "classifier", "classes": _classes(estimator)}
+        thresholds = estimator._target_attributes()["thresholds"]
+        return {
+            "task": "classifier",
+            "classes": _classes(estimator),
+            "multilabel": bool(estimator._multilabel),
+            "thresholds": thresholds,
+            "target_dtype": estimator._target_attributes()["target_dtype"],
+        }
     if isinstance(estimator, AttentionRegressorBase):
         return {
             "task": "regressor",

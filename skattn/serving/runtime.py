@@ -277,6 +277,13 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
     return exp / exp.sum(axis=1, keepdims=True)
 
 
+def _sigmoid(logits: np.ndarray) -> np.ndarray:
+    logits = logits.astype(np.float64)
+    # Both branches finite for any logit (no overflow in exp).
+    positive = 1.0 / (1.0 + np.exp(-np.abs(logits)))
+    return np.where(logits >= 0, positive, 1.0 - positive)
+
+
 class OnnxTextClassifier(OnnxTextModel):
     """A served attention classifier: ``predict``, ``predict_proba``, ``attention``.
 
@@ -309,12 +316,27 @@ class OnnxTextClassifier(OnnxTextModel):
         self.classes_ = np.array(classes["values"], dtype=dtype)
 
     def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities, shape (n_documents, n_classes), float64."""
-        return _softmax(self._logits(X))
+        """Class probabilities, shape (n_documents, n_classes), float64.
+
+        Multi-label: each label's probability, (n_documents, n_labels).
+        """
+        logits = self._logits(X)
+        return _sigmoid(logits) if self.config.get("multilabel") else _softmax(logits)
 
     def predict(self, X) -> np.ndarray:
-        """The most probable class of each document."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        """Each document's class, or its 0/1 label row (multi-label), as the estimator decides.
+
+        The estimator's ``thresholds_`` apply (multi-label and binary);
+        without them, the most probable class.
+        """
+        proba = self.predict_proba(X)
+        thresholds = self.config.get("thresholds")
+        if self.config.get("multilabel"):
+            cut = 0.5 if thresholds is None else np.asarray(thresholds)
+            return (proba >= cut).astype(self.config.get("target_dtype") or np.int64)
+        if thresholds is None:
+            return self.classes_[np.argmax(proba, axis=1)]
+        return self.classes_[(proba[:, 1] >= thresholds[0]).astype(np.int64)]
 
 
 class OnnxTextRegressor(OnnxTextModel):

@@ -25,6 +25,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import clone, is_regressor
 from sklearn.exceptions import NotFittedError
+from sklearn.utils import get_tags
 
 TextCheck = Callable[[object, list, np.ndarray], None]
 
@@ -317,6 +318,94 @@ def check_param_validation(estimator, X, y) -> None:
             raise AssertionError(f"fit accepted {name}={bad_value!r}")
 
 
+def _multilabel(estimator) -> bool:
+    tags = get_tags(estimator).classifier_tags
+    return tags is not None and tags.multi_label
+
+
+def multilabel_targets(X, y) -> np.ndarray:
+    """A three-label indicator matrix the texts carry: each of two classes of ``y``, and length.
+
+    Label 0: the document is of the first class of ``y``; label 1: of any
+    other class; label 2: it has more words than the median document.
+
+    Examples
+    --------
+    >>> multilabel_targets(["a b c", "a", "a b"], ["x", "y", "x"]).tolist()
+    [[1, 0, 1], [0, 1, 0], [1, 0, 0]]
+    """
+    y = np.asarray(y)
+    lengths = np.array([len(text.split()) for text in X])
+    first = y == np.unique(y)[0]
+    return np.column_stack([first, ~first, lengths > np.median(lengths)]).astype(np.int64)
+
+
+def check_multilabel_representation_invariance(estimator, X, y) -> None:
+    """An indicator ``y`` as an array, a list of lists or a list of arrays gives the same model.
+
+    The text version of scikit-learn's check of the same name; skipped for
+    estimators that do not declare ``classifier_tags.multi_label``.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_multilabel_representation_invariance(tiny, X, y)  # no error: the rule holds
+    """
+    if not _multilabel(estimator):
+        return
+    Y = multilabel_targets(X, y)
+    predictions = [clone(estimator).fit(X, form).predict(X) for form in (Y, Y.tolist(), list(Y))]
+    for other in predictions[1:]:
+        np.testing.assert_array_equal(other, predictions[0])
+        assert type(other) is type(predictions[0]) and other.dtype == predictions[0].dtype
+
+
+def check_multilabel_outputs(estimator, X, y) -> None:
+    """Multi-label outputs: their shapes and dtypes, and predict, proba and decision agree.
+
+    ``predict`` returns an (n, n_labels) array of 0/1 in the dtype of ``y``,
+    equal to ``predict_proba >= thresholds_``; ``predict_proba`` an
+    (n, n_labels) float array in [0, 1], the sigmoid of
+    ``decision_function``'s (n, n_labels) floats; ``classes_`` the label
+    indices; a pickled copy predicts the same probabilities exactly.
+    Skipped for estimators that do not declare ``classifier_tags.multi_label``.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X = ["a great film", "truly great", "a bad film", "truly bad"] * 8
+    >>> y = ["pos", "pos", "neg", "neg"] * 8
+    >>> tiny = SelfAttentiveClassifier(embedding_dim=4, hidden_size=4, mlp_hidden=4,
+    ...                                max_epochs=1, random_state=0)
+    >>> check_multilabel_outputs(tiny, X, y)  # no error: the rule holds
+    """
+    if not _multilabel(estimator):
+        return
+    for dtype in (np.int64, np.uint8, np.float64):
+        Y = multilabel_targets(X, y).astype(dtype)
+        est = clone(estimator).fit(X, Y)
+        predicted, proba = est.predict(X), est.predict_proba(X)
+        assert isinstance(predicted, np.ndarray), f"predict returned {type(predicted)}"
+        assert predicted.shape == Y.shape and predicted.dtype == Y.dtype, (
+            f"predict gave {predicted.shape} {predicted.dtype} for y of {Y.shape} {Y.dtype}"
+        )
+        assert set(np.unique(predicted)) <= {0, 1}
+        assert isinstance(proba, np.ndarray) and proba.shape == Y.shape
+        assert proba.dtype.kind == "f" and 0 <= proba.min() and proba.max() <= 1
+        decision = est.decision_function(X)
+        assert decision.shape == Y.shape and decision.dtype.kind == "f"
+        np.testing.assert_allclose(expit(decision), proba, rtol=1e-6, atol=1e-12)
+        thresholds = 0.5 if est.thresholds_ is None else est.thresholds_
+        np.testing.assert_array_equal(predicted, (proba >= thresholds).astype(dtype))
+        np.testing.assert_array_equal(est.classes_, np.arange(Y.shape[1]))
+        restored = pickle.loads(pickle.dumps(est))
+        np.testing.assert_array_equal(restored.predict_proba(X), proba)
+
+
 def text_estimator_checks() -> Iterator[TextCheck]:
     """Yield every text data check (for ``pytest.mark.parametrize``).
 
@@ -336,6 +425,8 @@ def text_estimator_checks() -> Iterator[TextCheck]:
     yield check_regression_shapes
     yield check_unit_sample_weight
     yield check_bad_input_errors
+    yield check_multilabel_representation_invariance
+    yield check_multilabel_outputs
 
 
 def check_text_estimator(estimator, X, y) -> None:
@@ -343,7 +434,10 @@ def check_text_estimator(estimator, X, y) -> None:
 
     Classifiers are compared through ``predict_proba``, regressors through
     ``predict``, supervised transformers through ``transform`` (the label
-    checks apply to classifiers, the shape check to regressors).
+    checks apply to classifiers, the shape check to regressors, the
+    multi-label checks to classifiers that declare
+    ``classifier_tags.multi_label``, with an indicator matrix made from
+    ``X`` and ``y`` by :func:`multilabel_targets`).
 
     Parameters
     ----------

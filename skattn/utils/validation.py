@@ -211,6 +211,82 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
     return y
 
 
+def is_indicator_matrix(y: Any) -> bool:
+    """Whether ``y`` is meant as a multi-label indicator matrix (sparse, or 2-D with columns).
+
+    A 2-D ``y`` of one column is not: scikit-learn reads it as a column of
+    labels. What ``y`` holds is checked by :func:`check_indicator_matrix`.
+
+    Examples
+    --------
+    >>> is_indicator_matrix([[1, 0], [0, 1]]), is_indicator_matrix([1, 0])
+    (True, False)
+    """
+    if y is None:
+        return False
+    if sp.issparse(y):
+        return True
+    shape = np.shape(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    return len(shape) == 2 and shape[1] > 1
+
+
+def check_indicator_matrix(y: Any, n_samples: int) -> np.ndarray:
+    """Validate a multi-label target: an (n_samples, n_labels) matrix of 0/1 (dense or sparse).
+
+    Parameters
+    ----------
+    y : array-like or sparse matrix of shape (n_samples, n_labels)
+        ``y[i, j]`` is 1 when document i has label j (what
+        :class:`sklearn.preprocessing.MultiLabelBinarizer` makes).
+    n_samples : int
+        Number of documents it labels.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_labels), the dtype of ``y``
+
+    Raises
+    ------
+    ValueError
+        A wrong length, missing values, or values other than 0 and 1 (a
+        multi-output multiclass ``y``, which no skattn classifier learns).
+
+    Examples
+    --------
+    >>> check_indicator_matrix([[1, 0, 1], [0, 1, 0]], 2).shape
+    (2, 3)
+    >>> check_indicator_matrix([[1, 2], [0, 1]], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: y is a 2-D array of values other than 0 and 1 ([0, 1, 2]); ...
+    """
+    raw = y.toarray() if sp.issparse(y) else as_label_array(y)
+    if raw.dtype.kind == "O":
+        if any(value is None for value in raw.ravel()):
+            raise ValueError("y holds None; a multi-label y holds 0 or 1 in every cell.")
+        try:
+            raw = raw.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                "y is a 2-D array of labels; a multi-label y is a 0/1 indicator matrix "
+                "(sklearn.preprocessing.MultiLabelBinarizer turns lists of labels into one)."
+            ) from None
+    if raw.ndim != 2:
+        raise ValueError(f"y has shape {raw.shape}; a multi-label y is (n_documents, n_labels).")
+    check_same_length(n_samples, raw)
+    if raw.dtype.kind == "f" and np.isnan(raw).any():
+        raise ValueError("y holds NaN; a multi-label y holds 0 or 1 in every cell.")
+    values = np.unique(raw)
+    if raw.dtype.kind not in "biuf" or not np.isin(values, (0, 1)).all():
+        shown = values[:5].tolist() if raw.dtype.kind in "biuf" else raw.dtype
+        raise ValueError(
+            f"y is a 2-D array of values other than 0 and 1 ({shown}); skattn classifiers "
+            "take a 1-D y of labels or a multi-label 0/1 indicator matrix "
+            "(sklearn.preprocessing.MultiLabelBinarizer makes one)."
+        )
+    return raw
+
+
 def check_targets(y: Any, n_samples: int) -> np.ndarray:
     """Validate regression targets against the number of documents.
 
