@@ -28,8 +28,9 @@ supports it), or for the class ``explain(label=...)`` named (then kept as
 of its predicted labels, ``label_proba`` their probabilities, and its
 scores are for its most probable label unless ``label`` names one. A
 regressor's records hold its predicted value as ``prediction`` and no
-``proba``; their scores are for that value (positive: the token raises it). The attention maps are kept for ``method="attention"``, and
-records that hold them are drawn as the papers draw them.
+``proba``; their scores are for that value (positive: the token raises it).
+The attention maps are kept for ``method="attention"``, and records that
+hold them are drawn as the papers draw them.
 
 HTML follows the HAN paper's Fig. 5 for hierarchical models (sentence weight
 p_s in red; word weight shown as √p_s · p_w in blue) and Lin et al.'s
