@@ -48,3 +48,30 @@ def test_text_encoder_validates_its_parameters(toy):
     from skattn.utils.estimator_checks import check_param_validation
 
     check_param_validation(TextEncoder(), toy[0], None)
+
+
+def _feature_words(X):
+    """Numeric rows as documents: each feature's rounded value as a word."""
+    return [" ".join(f"f{j}v{round(v)}" for j, v in enumerate(row)) for row in np.asarray(X)]
+
+
+SKLEARN_MULTILABEL_CHECKS = [
+    "check_classifiers_multilabel_representation_invariance",
+    "check_classifiers_multilabel_output_format_predict",
+    "check_classifiers_multilabel_output_format_predict_proba",
+    "check_classifiers_multilabel_output_format_decision_function",
+]
+
+
+@pytest.mark.parametrize("name", ["SelfAttentiveClassifier", "HierarchicalAttentionClassifier"])
+@pytest.mark.parametrize("check", SKLEARN_MULTILABEL_CHECKS)
+def test_scikit_learn_multilabel_checks(name, check):
+    # scikit-learn's own checks draw numeric X (make_multilabel_classification):
+    # a FunctionTransformer turns each row into words our classifiers read.
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    pipeline = make_pipeline(
+        FunctionTransformer(_feature_words), ALL_ESTIMATORS[name](max_epochs=3)
+    )
+    getattr(sk_checks, check)(name, pipeline)

@@ -268,3 +268,98 @@ def test_f1_scores_match_scikit_learn():
     macro, micro = f1_scores(Y, P)
     assert macro == pytest.approx(f1_score(Y, P, average="macro", zero_division=0))
     assert micro == pytest.approx(f1_score(Y, P, average="micro", zero_division=0))
+
+
+# -- the comparison ------------------------------------------------------------
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_a_file_with_list_labels_is_a_multilabel_corpus(fmt, tmp_path, tagged):
+    import csv
+    import json
+
+    from skattn.compare import read_table
+
+    X, Y = tagged
+    names = ["pos", "neg", "long"]
+    lists = [[names[j] for j in np.flatnonzero(row)] for row in Y]
+    path = tmp_path / f"tags.{fmt}"
+    if fmt == "csv":
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["text", "label"])
+            writer.writerows((text, json.dumps(labels)) for text, labels in zip(X, lists))
+    else:
+        path.write_text(
+            "".join(json.dumps({"text": t, "label": ls}) + "\n" for t, ls in zip(X, lists)),
+            encoding="utf-8",
+        )
+    corpus = read_table(path)
+    assert corpus.multilabel and corpus.target_names == ["long", "neg", "pos"]
+    np.testing.assert_array_equal(corpus.y, Y[:, [2, 1, 0]])
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text('{"text": "a", "label": ["x"]}\n{"text": "b", "label": "y"}\n')
+    with pytest.raises(ValueError, match="row 2 has the label 'y', not a list"):
+        read_table(mixed)
+
+
+def test_compare_command_scores_a_multilabel_file_by_f1(tmp_path, tagged, capsys):
+    import json
+
+    from skattn.__main__ import main
+
+    X, Y = tagged
+    path = tmp_path / "tags.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"text": t, "label": np.flatnonzero(row).tolist()}) + "\n"
+            for t, row in zip(X, Y)
+        ),
+        encoding="utf-8",
+    )
+    output = tmp_path / "out"
+    argv = ["compare", "--dataset", str(path), "--quick", "--output", str(output)]
+    assert main([*argv, "--models", "self_attentive,ovr_bow_tfidf"]) == 0
+    out = capsys.readouterr().out
+    assert "3 labels (multi-label)" in out and "macro-F1" in out
+    document = json.loads((output / "results.json").read_text())
+    scores = {r["model"]: r for r in document["results"]}
+    assert scores["self_attentive"]["paired_test"]["baseline"] == "ovr_bow_tfidf"
+    # The cue words carry two of the three labels: the baseline gets most decisions right.
+    assert scores["ovr_bow_tfidf"]["micro_f1_mean"] > 0.7
+    assert (output / "results.png").exists() and (output / "attention_self_attentive.html").exists()
+
+
+def test_tuned_thresholds_of_any_multilabel_estimator(tagged):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    from skattn.baselines import bow_tfidf
+    from skattn.compare import one_vs_rest
+    from skattn.thresholds import TunedThresholdMultiLabelClassifier
+
+    X, Y = tagged
+    tuned = one_vs_rest(bow_tfidf()).set_params(random_state=0).fit(X, Y)
+    assert isinstance(tuned.estimator_[-1], OneVsRestClassifier)
+    np.testing.assert_array_equal(tuned.predict(X), tuned.predict_proba(X) >= tuned.thresholds_)
+    with pytest.raises(TypeError, match="predict_proba"):
+        TunedThresholdMultiLabelClassifier(object()).fit(X, Y)
+    # Without refit, the model that chose the thresholds is the one kept.
+    kept = TunedThresholdMultiLabelClassifier(
+        OneVsRestClassifier(LogisticRegression()), refit=False, random_state=0
+    )
+    features = np.random.default_rng(0).random((60, 4))
+    kept.fit(features, (features[:, :3] > 0.5).astype(int))
+    assert len(kept.estimator_.estimators_) == 3 and kept.thresholds_.shape == (3,)
+
+
+@pytest.mark.slow
+def test_one_vs_rest_baseline_gains_from_tuned_thresholds(goemotions):
+    from skattn.baselines import bow_tfidf
+    from skattn.compare import one_vs_rest
+
+    train, test = goemotions
+    model = one_vs_rest(bow_tfidf()).set_params(random_state=0)
+    model.fit(train.data[:8000], train.target[:8000])
+    proba = model.predict_proba(test.data)
+    tuned = f1_score(test.target, model.predict(test.data), average="macro", zero_division=0)
+    half = f1_score(test.target, proba >= 0.5, average="macro", zero_division=0)
+    assert tuned > half + 0.1
