@@ -348,31 +348,9 @@ def _compare(args) -> int:
         test_mask = None if test_mask is None else test_mask[keep]
     if min_class_size(args.cv, test_mask) > 1:
         drop_rare(min_class_size(args.cv, test_mask))
-    if args.cv and args.cv > 1:
-        split = f"{args.cv}-fold CV"
-    elif test_mask is not None:
-        split = "fixed train/test split"
-    else:
-        split = f"{1 - args.test_size:.0%}/{args.test_size:.0%} split"
+    split = _split_name(args, test_mask)
     print(f"{args.dataset}: {len(X)} documents, {split}, seed {args.seed}", flush=True)
-    if args.output:
-        args.output.mkdir(parents=True, exist_ok=True)
-
-    reports = {}
-
-    def render_attention(name, model, X_test, y_test):
-        # The erasure test reads single texts; pairs are explained by attention only.
-        if args.faithfulness and hasattr(model, "explain") and args.dataset not in PAIR_CORPORA:
-            reports[name] = faithfulness_report(
-                model, list(X_test[: args.faithfulness]), FAITHFULNESS_METHODS, reference=False
-            )
-        if args.output:
-            page = save_attention_page(
-                model, X_test, y_test, args.output / f"attention_{name}.html"
-            )
-            if page is not None:
-                print(f"{name}: attention of 8 test documents in {page}", flush=True)
-
+    reports: dict = {}
     results = compare(
         X,
         y,
@@ -382,31 +360,78 @@ def _compare(args) -> int:
         test_mask=test_mask,
         random_state=args.seed,
         progress=lambda line: print(line, flush=True),
-        on_last_fold=render_attention,
+        on_last_fold=_attention_renderer(args, reports, erasable=args.dataset not in PAIR_CORPORA),
     )
-    table = format_table(results)
+    return _report(
+        args,
+        results,
+        format_table(results),
+        reports,
+        "accuracy",
+        split=split,
+        documents=len(X),
+        dropped_classes=dropped,
+    )
+
+
+def _split_name(args, test_mask) -> str:
+    """How a comparison splits its corpus, in words."""
+    if args.cv and args.cv > 1:
+        return f"{args.cv}-fold CV"
+    if test_mask is not None:
+        return "fixed train/test split"
+    return f"{1 - args.test_size:.0%}/{args.test_size:.0%} split"
+
+
+def _attention_renderer(args, reports: dict, erasable: bool, target_names=None):
+    """``on_last_fold``: each attention model's faithfulness (into ``reports``) and its page."""
+    if args.output:
+        args.output.mkdir(parents=True, exist_ok=True)
+
+    def render(name, model, X_test, y_test):
+        # The erasure test reads single texts; pairs are explained by attention only.
+        if args.faithfulness and hasattr(model, "explain") and erasable:
+            reports[name] = faithfulness_report(
+                model, list(X_test[: args.faithfulness]), FAITHFULNESS_METHODS, reference=False
+            )
+        if args.output:
+            page = save_attention_page(
+                model,
+                X_test,
+                y_test,
+                args.output / f"attention_{name}.html",
+                target_names=target_names,
+            )
+            if page is not None:
+                print(f"{name}: attention of 8 test documents in {page}", flush=True)
+
+    return render
+
+
+def _report(args, results, table: str, reports: dict, measure: str, **metadata) -> int:
+    """Print the table (and faithfulness); write results.md, .json and .png to --output."""
     faithfulness = faithfulness_section(reports)
     if faithfulness:
         table += "\n\n" + faithfulness
     print(table)
-    if args.output:
-        (args.output / "results.md").write_text(table + "\n")
-        (args.output / "results.json").write_text(
-            format_json(
-                results,
-                dataset=args.dataset,
-                split=split,
-                seed=args.seed,
-                documents=len(X),
-                dropped_classes=dropped,
-                faithfulness={name: report.rows for name, report in reports.items()},
-            )
+    if not args.output:
+        return 0
+    (args.output / "results.md").write_text(table + "\n")
+    (args.output / "results.json").write_text(
+        format_json(
+            results,
+            dataset=args.dataset,
+            seed=args.seed,
+            **metadata,
+            faithfulness={name: report.rows for name, report in reports.items()},
         )
-        try:
-            plot_results(results, args.output / "results.png", f"{args.dataset}, {split}")
-        except ImportError:
-            print("matplotlib is not installed: no chart (pip install 'skattn[plot]')")
-        print(f"results in {args.output}/")
+    )
+    title = f"{args.dataset}, {metadata['split']}"
+    try:
+        plot_results(results, args.output / "results.png", title, measure=measure)
+    except ImportError:
+        print("matplotlib is not installed: no chart (pip install 'skattn[plot]')")
+    print(f"results in {args.output}/")
     return 0
 
 
@@ -420,37 +445,13 @@ def _compare_multilabel(args, corpus, models: dict) -> int:
         )
         X, Y = [X[i] for i in keep], Y[keep]
         test_mask = None if test_mask is None else test_mask[keep]
-    if args.cv and args.cv > 1:
-        split = f"{args.cv}-fold CV"
-    elif test_mask is not None:
-        split = "fixed train/test split"
-    else:
-        split = f"{1 - args.test_size:.0%}/{args.test_size:.0%} split"
+    split = _split_name(args, test_mask)
     print(
         f"{args.dataset}: {len(X)} documents, {Y.shape[1]} labels (multi-label), {split}, "
         f"seed {args.seed}",
         flush=True,
     )
-    if args.output:
-        args.output.mkdir(parents=True, exist_ok=True)
-    reports = {}
-
-    def render_attention(name, model, X_test, Y_test):
-        if args.faithfulness and hasattr(model, "explain"):
-            reports[name] = faithfulness_report(
-                model, list(X_test[: args.faithfulness]), FAITHFULNESS_METHODS, reference=False
-            )
-        if args.output:
-            page = save_attention_page(
-                model,
-                X_test,
-                Y_test,
-                args.output / f"attention_{name}.html",
-                target_names=corpus.target_names,
-            )
-            if page is not None:
-                print(f"{name}: attention of 8 test documents in {page}", flush=True)
-
+    reports: dict = {}
     results = compare_multilabel(
         X,
         Y,
@@ -460,37 +461,18 @@ def _compare_multilabel(args, corpus, models: dict) -> int:
         test_mask=test_mask,
         random_state=args.seed,
         progress=lambda line: print(line, flush=True),
-        on_last_fold=render_attention,
+        on_last_fold=_attention_renderer(args, reports, True, corpus.target_names),
     )
-    table = format_multilabel_table(results)
-    faithfulness = faithfulness_section(reports)
-    if faithfulness:
-        table += "\n\n" + faithfulness
-    print(table)
-    if args.output:
-        (args.output / "results.md").write_text(table + "\n")
-        (args.output / "results.json").write_text(
-            format_json(
-                results,
-                dataset=args.dataset,
-                split=split,
-                seed=args.seed,
-                documents=len(X),
-                labels=corpus.target_names,
-                faithfulness={name: report.rows for name, report in reports.items()},
-            )
-        )
-        try:
-            plot_results(
-                results,
-                args.output / "results.png",
-                f"{args.dataset}, {split}",
-                measure="macro_f1",
-            )
-        except ImportError:
-            print("matplotlib is not installed: no chart (pip install 'skattn[plot]')")
-        print(f"results in {args.output}/")
-    return 0
+    return _report(
+        args,
+        results,
+        format_multilabel_table(results),
+        reports,
+        "macro_f1",
+        split=split,
+        documents=len(X),
+        labels=corpus.target_names,
+    )
 
 
 if __name__ == "__main__":

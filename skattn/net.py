@@ -46,12 +46,14 @@ from skattn.utils.runtime import resolve_device
 __all__ = [
     "NET_PARAM_PREFIXES",
     "OPTIMIZERS",
+    "VALIDATION_MONITORS",
     "AttentionMultiLabelNet",
     "AttentionNet",
     "AttentionRegressionNet",
     "GradientValueClipping",
     "NetConfig",
     "RestoreLastEpoch",
+    "ValidationMacroF1",
     "build_net",
     "check_net_params",
     "fused_optimizer_works",
@@ -612,7 +614,7 @@ def build_net(
     device = resolve_device(config.device)
     callbacks = [
         *training_callbacks(config),
-        *validation_callbacks(config, checkpoint_dir, task),
+        *validation_callbacks(config, checkpoint_dir, task, valid),
         *(config.callbacks or []),
     ]
     if task == "classification":
@@ -703,16 +705,60 @@ def training_callbacks(config: NetConfig) -> list[tuple[str, Callback]]:
     return callbacks
 
 
+#: What early stopping and the checkpoint follow, by task: (history key, lower is better).
+VALIDATION_MONITORS = {
+    "classification": ("valid_acc", False),
+    "multilabel": ("valid_f1", False),
+    "regression": ("valid_loss", True),
+}
+
+
+class ValidationMacroF1(Callback):
+    """Each epoch, the validation split's macro-F1 at each label's best threshold.
+
+    Recorded as ``valid_f1`` (and ``valid_f1_best``) in the history, for
+    multi-label fits: each label decided at the threshold that maximises
+    its F1 on these documents (:func:`skattn.thresholds.f1_thresholds`),
+    which is how the fitted model will decide.
+
+    Parameters
+    ----------
+    valid : DocumentDataset
+        The validation documents, with their indicator rows as labels.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X, Y = ["good fun", "good", "sad fun", "sad"] * 8, [[1, 1], [1, 0], [0, 1], [0, 0]] * 8
+    >>> model = SelfAttentiveClassifier(max_epochs=2, random_state=0).fit(X, Y)
+    >>> [round(epoch["valid_f1"], 2) >= 0 for epoch in model.history_]
+    [True, True]
+    """
+
+    def __init__(self, valid):
+        self.valid = valid
+
+    def on_epoch_end(self, net, **kwargs):
+        from skattn.thresholds import tuned_macro_f1
+
+        logits = net.predict_outputs(self.valid)["logits"].astype(np.float64)
+        score = tuned_macro_f1(np.asarray(self.valid.labels) > 0.5, 1 / (1 + np.exp(-logits)))
+        earlier = [epoch["valid_f1"] for epoch in net.history[:-1] if "valid_f1" in epoch]
+        net.history.record("valid_f1", score)
+        net.history.record("valid_f1_best", not earlier or score > max(earlier))
+
+
 def validation_callbacks(
-    config: NetConfig, checkpoint_dir=None, task: str = "classification"
+    config: NetConfig, checkpoint_dir=None, task: str = "classification", valid=None
 ) -> list[tuple[str, Callback]]:
     """Early stopping and the best-epoch checkpoint, for fits with a validation split.
 
     For classification both follow validation *accuracy*: the validation
     loss rises from over-confidence while accuracy still improves, so
-    stopping on it quits too early. For regression and multi-label targets
-    they follow the validation loss (the squared error; the labels' binary
-    cross-entropy). The checkpoint (in
+    stopping on it quits too early. For multi-label targets, for the same
+    reason, they follow the validation macro-F1 at tuned thresholds
+    (:class:`ValidationMacroF1`, which needs ``valid``). For regression they
+    follow the validation loss (the squared error). The checkpoint (in
     ``checkpoint_dir``) is loaded back when training ends, also after
     Ctrl-C or early stopping.
 
@@ -721,10 +767,10 @@ def validation_callbacks(
     >>> [name for name, _ in validation_callbacks(NetConfig(early_stopping=True), "/tmp")]
     ['early_stopping', 'checkpoint']
     """
-    monitor, lower_is_better = (
-        ("valid_acc", False) if task == "classification" else ("valid_loss", True)
-    )
+    monitor, lower_is_better = VALIDATION_MONITORS[task]
     callbacks: list[tuple[str, Callback]] = []
+    if task == "multilabel" and valid is not None:
+        callbacks.append(("valid_f1", ValidationMacroF1(valid)))
     if config.early_stopping:
         callbacks.append(
             (

@@ -23,7 +23,13 @@ One module per job:
 Every public name is importable from ``skattn.compare``.
 """
 
-from skattn.compare.evaluation import compare, drop_rare_classes, min_class_size, rare_classes
+from skattn.compare.evaluation import (
+    check_cv,
+    compare,
+    drop_rare_classes,
+    min_class_size,
+    rare_classes,
+)
 from skattn.compare.io import Corpus, load_dataset, read_documents, read_table
 from skattn.compare.multilabel import compare_multilabel, f1_scores, format_multilabel_table
 from skattn.compare.registry import (
@@ -70,6 +76,7 @@ __all__ = [
     "available_models",
     "best_baseline",
     "bootstrap_interval",
+    "check_cv",
     "compare",
     "compare_multilabel",
     "corrected_resampled_ttest",

@@ -104,6 +104,21 @@ def drop_rare_classes(X: Sequence[str], y, min_count: int):
     return [doc for doc, kept in zip(X, keep) if kept], y[keep], keep, dropped
 
 
+def check_cv(cv) -> None:
+    """Raise unless ``cv`` is None or an int ≥ 1 (the folds of a comparison).
+
+    Examples
+    --------
+    >>> check_cv(5)
+    >>> check_cv(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: cv must be None or an int >= 1 (1: a single split), got 0.
+    """
+    if cv is not None and (isinstance(cv, bool) or not isinstance(cv, Integral) or cv < 1):
+        raise ValueError(f"cv must be None or an int >= 1 (1: a single split), got {cv!r}.")
+
+
 def _splits(
     y: np.ndarray,
     cv: int | None,
@@ -112,8 +127,7 @@ def _splits(
     random_state: int | None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (train, test) index pairs of a comparison (see :func:`compare`)."""
-    if cv is not None and (isinstance(cv, bool) or not isinstance(cv, Integral) or cv < 1):
-        raise ValueError(f"cv must be None or an int >= 1 (1: a single split), got {cv!r}.")
+    check_cv(cv)
     stratified = (cv is not None and cv > 1) or test_mask is None
     too_small = rare_classes(y, min_class_size(cv, test_mask)) if stratified else {}
     if too_small:

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import KFold, ShuffleSplit
 
+from skattn.compare.evaluation import check_cv
 from skattn.compare.registry import ATTENTION_MODEL, BASELINE_KINDS, set_random_state
 from skattn.compare.stats import ALPHA, corrected_resampled_ttest
 
@@ -67,8 +67,8 @@ def _micro(counts: np.ndarray) -> float:
 
 
 def _splits(n: int, cv, test_size: float, test_mask, random_state):
-    if cv is not None and (isinstance(cv, bool) or not isinstance(cv, Integral) or cv < 1):
-        raise ValueError(f"cv must be None or an int >= 1 (1: a single split), got {cv!r}.")
+    """Unstratified folds: a multi-label row has no single class to stratify on."""
+    check_cv(cv)
     placeholder = np.zeros(n)
     if cv is not None and cv > 1:
         return list(KFold(cv, shuffle=True, random_state=random_state).split(placeholder))
