@@ -57,7 +57,13 @@ DEFAULT_MODELS = [
 #: What a corpus of text pairs (SICK) is compared with when --models is not given.
 DEFAULT_PAIR_MODELS = ["self_attentive_pair", "tfidf_pair_logreg"]
 #: What a multi-label corpus (GoEmotions) is compared with when --models is not given.
-DEFAULT_MULTILABEL_MODELS = ["self_attentive", "han", "ovr_bow_tfidf", "ovr_tfidf_logreg"]
+DEFAULT_MULTILABEL_MODELS = [
+    "self_attentive",
+    "self_attentive_8hops",
+    "han",
+    "ovr_bow_tfidf",
+    "ovr_tfidf_logreg",
+]
 
 
 def _parser() -> argparse.ArgumentParser:

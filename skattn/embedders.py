@@ -70,7 +70,8 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : sequence of str
-        y : array-like of shape (n_documents,)
+        y : array-like of shape (n_documents,) or (n_documents, n_labels)
+            Labels, or a multi-label indicator matrix.
         sample_weight : array-like, optional
 
         Returns

@@ -363,3 +363,17 @@ def test_one_vs_rest_baseline_gains_from_tuned_thresholds(goemotions):
     tuned = f1_score(test.target, model.predict(test.data), average="macro", zero_division=0)
     half = f1_score(test.target, proba >= 0.5, average="macro", zero_division=0)
     assert tuned > half + 0.1
+
+
+def test_the_embedder_learns_from_a_multilabel_y(tagged):
+    from skattn import SelfAttentiveEmbedder
+
+    X, Y = tagged
+    embedder = SelfAttentiveEmbedder(small_self_attentive(), output="mean").fit(X, Y)
+    assert embedder.classifier_.thresholds_.shape == (3,)
+    embeddings = embedder.transform(X[:5])
+    assert embeddings.shape == (5, 2 * 16)  # 2u with hidden_size 16
+    np.testing.assert_array_equal(
+        embeddings,
+        embedder.classifier_.document_outputs(X[:5], ("embedding",))["embedding"].mean(1),
+    )

@@ -129,7 +129,9 @@ def available_models(
     """Name → entry (factory and kind) of every model the comparison knows.
 
     Attention models: ``self_attentive`` (pooling "flatten"),
-    ``self_attentive_max`` / ``_mean`` (pooling over hops), ``han`` (also
+    ``self_attentive_max`` / ``_mean`` (pooling over hops),
+    ``self_attentive_8hops`` (8 hops, MLP 256: for many labels),
+    ``self_attentive_pruned`` (Lin et al.'s Appendix A), ``han`` (also
     ``HN-ATT``), ``han_ave`` (``HN-AVE``), ``han_max`` (``HN-MAX``); each
     default model also as ``*_w2v`` (word2vec trained on the fit data) and,
     when ``vectors`` is given, ``*_vectors`` (those pretrained vectors).
@@ -199,6 +201,10 @@ def available_models(
         "self_attentive": attention(SelfAttentiveClassifier),
         "self_attentive_max": attention(SelfAttentiveClassifier, pooling="max"),
         "self_attentive_mean": attention(SelfAttentiveClassifier, pooling="mean"),
+        # More hops and a wider MLP: for many labels (chosen on GoEmotions' validation split).
+        "self_attentive_8hops": attention(
+            SelfAttentiveClassifier, attention_hops=8, mlp_hidden=256
+        ),
         # Lin et al.'s Appendix A: the pruned first MLP layer.
         "self_attentive_pruned": attention(SelfAttentiveClassifier, mlp_connections="pruned"),
         "han": attention(HierarchicalAttentionClassifier),
