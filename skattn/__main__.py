@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -249,6 +250,9 @@ def _predict(args) -> int:
         else:
             labels = model.predict(documents)
             probabilities = model.predict_proba(documents)
+            if getattr(model, "_multilabel", False):  # each row: its labels, as a JSON list
+                rows = labels.toarray() if hasattr(labels, "toarray") else labels
+                labels = [json.dumps(model.classes_[row.astype(bool)].tolist()) for row in rows]
             writer.writerow(["text", "label", *[f"proba_{c}" for c in model.classes_]])
             for text, label, proba in zip(documents, labels, probabilities):
                 writer.writerow([text, label, *[f"{p:.6f}" for p in proba]])

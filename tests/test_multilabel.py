@@ -377,3 +377,21 @@ def test_the_embedder_learns_from_a_multilabel_y(tagged):
         embeddings,
         embedder.classifier_.document_outputs(X[:5], ("embedding",))["embedding"].mean(1),
     )
+
+
+def test_the_predict_command_writes_each_documents_labels(tagged, tmp_path):
+    import csv
+
+    from skattn.__main__ import main
+
+    X, Y = tagged
+    model = small_self_attentive(max_epochs=3).fit(X, Y)
+    save(model, tmp_path / "m.skattn")
+    out = tmp_path / "p.csv"
+    argv = ["predict", str(tmp_path / "m.skattn"), "--text", X[0], "--text", X[1]]
+    assert main([*argv, "--output", str(out)]) == 0
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    expected = model.predict(X[:2])
+    assert [row["label"] for row in rows] == [str(np.flatnonzero(r).tolist()) for r in expected]
+    assert float(rows[0]["proba_2"]) == pytest.approx(model.predict_proba(X[:1])[0, 2], abs=1e-6)
