@@ -10,6 +10,7 @@ import argparse
 import csv
 import importlib
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +41,7 @@ from skattn.faithfulness import faithfulness_report
 from skattn.fasttext_baseline import fasttext_available
 from skattn.pair_models import SelfAttentivePairModel
 from skattn.persistence import load
+from skattn.streaming import DEFAULT_CHUNK_SIZE, iter_chunks, iter_documents
 from skattn.text import TOKENIZERS
 
 #: What the main job compares when --models is not given.
@@ -134,7 +136,11 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--list", action="store_true", help="list model names and exit")
 
     for name, help_text, default in [
-        ("predict", "labels and class probabilities of a saved model, as CSV", "predictions.csv"),
+        (
+            "predict",
+            "labels and class probabilities of a saved model, as CSV or JSON Lines, streamed",
+            "predictions.csv",
+        ),
         (
             "explain",
             "explanations of a saved model's predictions as an HTML page",
@@ -143,13 +149,20 @@ def _parser() -> argparse.ArgumentParser:
     ]:
         command = commands.add_parser(name, help=help_text)
         command.add_argument("model", type=Path, help="a file written by skattn.save")
-        source = command.add_mutually_exclusive_group(required=True)
+        if name == "predict":
+            command.add_argument(
+                "input",
+                type=Path,
+                nargs="?",
+                help="the documents' file (as --file), read and predicted a chunk at a time",
+            )
+        source = command.add_mutually_exclusive_group(required=name != "predict")
         source.add_argument("--text", action="append", help="a document (repeatable)")
         source.add_argument(
             "--file",
             type=Path,
-            help="UTF-8 .txt file (one document per line), or .csv/.jsonl/.ndjson with "
-            "--text-column",
+            help="UTF-8 .txt file (one document per line), or .csv/.jsonl/.ndjson/.parquet "
+            "with --text-column",
         )
         command.add_argument(
             "--text-column", default="text", help="text column of a .csv/.jsonl/.ndjson"
@@ -160,7 +173,19 @@ def _parser() -> argparse.ArgumentParser:
             help="for a model saved with a custom tokenizer: module:function (imported), "
             f"or a built-in name {sorted(TOKENIZERS)}",
         )
-        command.add_argument("--output", type=Path, default=Path(default))
+        command.add_argument(
+            "--output",
+            type=Path,
+            default=Path(default),
+            help="predict: .csv, or .jsonl for one JSON object per document",
+        )
+        if name == "predict":
+            command.add_argument(
+                "--chunk-size",
+                type=int,
+                default=DEFAULT_CHUNK_SIZE,
+                help="documents predicted at a time (memory grows with it, not with the file)",
+            )
         if name == "explain":
             command.add_argument(
                 "--method",
@@ -233,31 +258,76 @@ def _load_model(args):
 
 
 def _predict(args) -> int:
-    model, documents = _load_model(args), _documents(args)
+    model = _load_model(args)
+    if args.input is not None and (args.text or args.file):
+        raise ValueError("give the documents once: an input file, --file or --text")
+    source = args.input or args.file
+    if source is None and not args.text:
+        raise ValueError("no documents: give an input file, --file or --text")
+    if source is not None and not source.is_file():
+        raise FileNotFoundError(f"{source}: no such file")
+    documents = args.text or iter_documents(source, text_column=args.text_column)
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.output, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        if not hasattr(model, "predict_proba"):  # a regressor: its predicted numbers
-            predictions = np.asarray(model.predict(documents)).reshape(len(documents), -1)
-            names = (
-                ["prediction"]
-                if predictions.shape[1] == 1
-                else [f"prediction_{i}" for i in range(predictions.shape[1])]
-            )
-            writer.writerow(["text", *names])
-            for text, row in zip(documents, predictions):
-                writer.writerow([text, *[f"{value:.6g}" for value in row]])
-        else:
-            labels = model.predict(documents)
-            probabilities = model.predict_proba(documents)
-            if getattr(model, "_multilabel", False):  # each row: its labels, as a JSON list
-                rows = labels.toarray() if hasattr(labels, "toarray") else labels
-                labels = [json.dumps(model.classes_[row.astype(bool)].tolist()) for row in rows]
-            writer.writerow(["text", "label", *[f"proba_{c}" for c in model.classes_]])
-            for text, label, proba in zip(documents, labels, probabilities):
-                writer.writerow([text, label, *[f"{p:.6f}" for p in proba]])
-    print(f"wrote predictions of {len(documents)} document(s) to {args.output}")
+    jsonl = args.output.suffix.lower() in (".jsonl", ".ndjson")
+    # Written beside the output and moved over it at the end: a stream that
+    # fails half-way leaves an existing output file as it was.
+    partial = args.output.with_name(args.output.name + ".partial")
+    count = 0
+    try:
+        with open(partial, "w", newline="", encoding="utf-8") as handle:
+            write = _row_writer(handle, jsonl)
+            for chunk in iter_chunks(documents, args.chunk_size):
+                for row in _prediction_rows(model, chunk):
+                    write(row)
+                count += len(chunk)
+        os.replace(partial, args.output)
+    finally:
+        partial.unlink(missing_ok=True)
+    print(f"wrote predictions of {count} document(s) to {args.output}")
     return 0
+
+
+def _row_writer(handle, jsonl: bool) -> Callable[[dict], None]:
+    """A function that writes one prediction row: a JSON line, or a CSV row after a header."""
+    if jsonl:
+        return lambda row: handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    writer = None
+
+    def write_csv(row: dict) -> None:
+        nonlocal writer
+        if writer is None:
+            writer = csv.DictWriter(handle, fieldnames=list(row))
+            writer.writeheader()
+        writer.writerow(row)
+
+    return write_csv
+
+
+def _prediction_rows(model, documents: list[str]) -> list[dict]:
+    """One row per document: its text, its label(s) or value(s), its class probabilities."""
+    if not hasattr(model, "predict_proba"):  # a regressor: its predicted numbers
+        predictions = np.asarray(model.predict(documents)).reshape(len(documents), -1)
+        names = (
+            ["prediction"]
+            if predictions.shape[1] == 1
+            else [f"prediction_{i}" for i in range(predictions.shape[1])]
+        )
+        return [
+            {"text": text, **{n: float(f"{v:.6g}") for n, v in zip(names, row)}}
+            for text, row in zip(documents, predictions)
+        ]
+    probabilities = model.predict_proba(documents)
+    labels = model.predict(documents)
+    if getattr(model, "_multilabel", False):  # each row: its labels, as a JSON list
+        rows = labels.toarray() if hasattr(labels, "toarray") else labels
+        labels = [json.dumps(model.classes_[row.astype(bool)].tolist()) for row in rows]
+    else:
+        labels = labels.tolist()
+    columns = [f"proba_{c}" for c in model.classes_]
+    return [
+        {"text": text, "label": label, **{c: round(float(p), 6) for c, p in zip(columns, proba)}}
+        for text, label, proba in zip(documents, labels, probabilities)
+    ]
 
 
 def _explain(args) -> int:

@@ -28,7 +28,7 @@ import contextlib
 import os
 import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any
@@ -59,6 +59,7 @@ from skattn.net import (
     check_net_params,
     user_callback_types,
 )
+from skattn.streaming import DEFAULT_CHUNK_SIZE, iter_predictions
 from skattn.text import PAD_ID, EncodedCorpus, TextEncoder
 from skattn.thresholds import THRESHOLD_OPTIONS, f1_thresholds, resolve_threshold
 from skattn.utils.params import POSITIVE_INT, Interval, Options, validate_params
@@ -686,6 +687,60 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         with torch_threads(self.threads):
             return self.net_.predict_outputs(dataset, fields)
 
+    # -- streams: chunk by chunk, flat memory (see skattn.streaming) --------
+    def predict_iter(
+        self, X: Iterable[str], chunk_size: int = DEFAULT_CHUNK_SIZE
+    ) -> Iterator[np.ndarray]:
+        """``predict`` over an iterable of documents, yielded chunk by chunk.
+
+        Parameters
+        ----------
+        X : iterable of str
+            A list, a generator, a pandas Series, or
+            :func:`skattn.streaming.iter_documents` of a file; read lazily.
+        chunk_size : int, default=4096
+            Documents per chunk; memory grows with it, not with ``X``.
+
+        Yields
+        ------
+        ndarray
+            The predictions of one chunk, in order.
+
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveClassifier
+        >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
+        >>> clf = clf.fit(["good", "bad"] * 4, [1, 0] * 4)
+        >>> [chunk.shape for chunk in clf.predict_iter(iter(["good"] * 5), chunk_size=2)]
+        [(2,), (2,), (1,)]
+        """
+        return iter_predictions(self, X, "predict", chunk_size)
+
+    def transform_iter(
+        self, X: Iterable[str], chunk_size: int = DEFAULT_CHUNK_SIZE
+    ) -> Iterator[np.ndarray]:
+        """``transform`` over an iterable of documents, yielded chunk by chunk.
+
+        Parameters
+        ----------
+        X : iterable of str
+        chunk_size : int, default=4096
+
+        Yields
+        ------
+        ndarray
+            The document vectors of one chunk, in order.
+
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveClassifier
+        >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
+        >>> clf = clf.fit(["good", "bad"] * 4, [1, 0] * 4)
+        >>> [chunk.shape for chunk in clf.transform_iter(["good"] * 3, chunk_size=2)]
+        [(2, 16), (1, 16)]
+        """
+        return iter_predictions(self, X, "transform", chunk_size)
+
     # -- what explanations explain (see skattn.attribution) ------------------
     def _output_scores(self, logits: np.ndarray) -> np.ndarray:
         """Per document, the values explanations are about: probabilities or predictions."""
@@ -1063,6 +1118,30 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         if thresholds is None:
             return self.classes_[np.argmax(proba, axis=1)]
         return self.classes_[(proba[:, 1] >= thresholds[0]).astype(np.int64)]
+
+    def predict_proba_iter(
+        self, X: Iterable[str], chunk_size: int = DEFAULT_CHUNK_SIZE
+    ) -> Iterator[np.ndarray]:
+        """``predict_proba`` over an iterable of documents, yielded chunk by chunk.
+
+        Parameters
+        ----------
+        X : iterable of str
+        chunk_size : int, default=4096
+
+        Yields
+        ------
+        ndarray of shape (chunk, n_classes)
+
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveClassifier
+        >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
+        >>> clf = clf.fit(["good", "bad"] * 4, [1, 0] * 4)
+        >>> [chunk.shape for chunk in clf.predict_proba_iter(["good"] * 3, chunk_size=2)]
+        [(2, 2), (1, 2)]
+        """
+        return iter_predictions(self, X, "predict_proba", chunk_size)
 
     def decision_function(self, X: Sequence[str]) -> np.ndarray:
         """Raw scores: logits (n, n_classes), log-odds of ``classes_[1]`` (n,) if binary.

@@ -1,0 +1,117 @@
+"""Streams: files read a document at a time, predictions a chunk at a time, same answers."""
+
+import json
+
+import numpy as np
+import pytest
+
+from skattn import save
+from skattn.__main__ import main
+from skattn.compare import read_documents
+from skattn.streaming import iter_chunks, iter_documents, iter_predictions
+
+from estimators import small_hierarchical, small_self_attentive
+
+
+@pytest.fixture(scope="module")
+def fitted(toy):
+    X, y = toy
+    return small_self_attentive().fit(X, y), small_hierarchical().fit(X, y)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 7, 64, 1000])
+def test_streamed_outputs_equal_the_whole_list_in_order(fitted, toy, chunk_size):
+    X, _ = toy
+    documents = X[:50]
+    for model in fitted:
+        # A generator: the stream is read once, lazily.
+        streamed = list(model.predict_iter((d for d in documents), chunk_size=chunk_size))
+        assert [len(c) for c in streamed][:-1] == [chunk_size] * (len(streamed) - 1)
+        np.testing.assert_array_equal(np.concatenate(streamed), model.predict(documents))
+        proba = np.concatenate(list(model.predict_proba_iter(documents, chunk_size)))
+        np.testing.assert_allclose(proba, model.predict_proba(documents), rtol=1e-5, atol=1e-6)
+        vectors = np.concatenate(list(model.transform_iter(documents, chunk_size)))
+        np.testing.assert_allclose(vectors, model.transform(documents), rtol=1e-5, atol=1e-6)
+
+
+def test_a_bad_document_is_named_by_its_place_in_the_stream(fitted, toy):
+    X, _ = toy
+    documents = [*X[:9], None, X[0]]
+    with pytest.raises(
+        TypeError, match=r"X\[9\] is None/NaN.*\(in the chunk of documents 8 to 10\)"
+    ):
+        list(fitted[0].predict_iter(documents, chunk_size=4))
+    with pytest.raises(ValueError, match="chunk_size must be a positive int"):
+        list(iter_chunks(X, 0))
+    with pytest.raises(ValueError, match="method must be one of"):
+        list(iter_predictions(fitted[0], X, "fit"))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".txt", ".parquet"])
+def test_files_are_read_a_document_at_a_time_as_read_documents_reads_them(suffix, toy, tmp_path):
+    X, _ = toy
+    texts = [x.replace("\n", " ") for x in X[:20]] + ["", "naïve café 東京"]
+    path = tmp_path / f"docs{suffix}"
+    if suffix == ".parquet":
+        pyarrow = pytest.importorskip("pyarrow")
+        import pyarrow.parquet as parquet
+
+        parquet.write_table(pyarrow.table({"text": texts}), path, row_group_size=6)
+    elif suffix == ".csv":
+        import csv
+
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["text"])
+            writer.writerows([t] for t in texts)
+    elif suffix == ".jsonl":
+        path.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
+    else:
+        path.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    stream = iter_documents(path)
+    assert next(stream) == texts[0]  # lazily: one document, then the rest
+    assert [texts[0], *stream] == texts
+    if suffix != ".parquet":
+        assert read_documents(path) == texts
+
+
+def test_a_row_without_text_is_named(tmp_path):
+    path = tmp_path / "docs.jsonl"
+    path.write_text('{"text": "a"}\n{"body": "b"}\n{"text": 3}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="row 2 has no column 'text'"):
+        list(iter_documents(path))
+    with pytest.raises(FileNotFoundError):
+        list(iter_documents(tmp_path / "missing.jsonl"))
+
+
+def test_predict_command_streams_a_file_to_json_lines(fitted, toy, tmp_path):
+    X, _ = toy
+    model = fitted[0]
+    save(model, tmp_path / "m.skattn")
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"text": t}) + "\n" for t in X[:23]), encoding="utf-8")
+    output = tmp_path / "out.jsonl"
+    argv = ["predict", str(tmp_path / "m.skattn"), str(source), "--output", str(output)]
+    assert main([*argv, "--chunk-size", "5"]) == 0
+    rows = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
+    assert [row["text"] for row in rows] == X[:23]
+    assert [row["label"] for row in rows] == model.predict(X[:23]).tolist()
+    proba = model.predict_proba(X[:23])
+    np.testing.assert_allclose(
+        [row[f"proba_{model.classes_[1]}"] for row in rows], proba[:, 1], atol=1e-6
+    )
+    assert not (tmp_path / "out.jsonl.partial").exists()
+
+
+def test_a_stream_that_fails_leaves_an_earlier_output_as_it_was(fitted, toy, tmp_path):
+    X, _ = toy
+    save(fitted[0], tmp_path / "m.skattn")
+    source = tmp_path / "in.jsonl"
+    lines = [json.dumps({"text": t}) for t in X[:12]] + ['{"body": "no text"}']
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    output = tmp_path / "out.csv"
+    output.write_text("what the user had\n", encoding="utf-8")
+    argv = ["predict", str(tmp_path / "m.skattn"), str(source), "--output", str(output)]
+    assert main([*argv, "--chunk-size", "5"]) == 1
+    assert output.read_text(encoding="utf-8") == "what the user had\n"
+    assert not (tmp_path / "out.csv.partial").exists()
