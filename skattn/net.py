@@ -356,6 +356,8 @@ class RestoreLastEpoch(Callback):
                 UserWarning,
                 stacklevel=2,
             )
+        # The copy has served: a fitted model (pickled, sent to dask workers) does without it.
+        self.state_ = None
 
     def _snapshot(self, net):
         self.state_ = {k: v.detach().clone() for k, v in net.module_.state_dict().items()}

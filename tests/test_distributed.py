@@ -62,3 +62,29 @@ def test_dask_backed_search_equals_the_local_search(client, polarity_small):
     assert all(task["status"] == "OK" and task["worker"] in workers for _, task in fits)
     # 12 tasks of about a second each on two single-threaded workers: both work.
     assert {task["worker"] for _, task in fits} == workers
+
+
+def test_a_dask_text_column_is_scored_partition_by_partition_on_the_cluster(client, polarity_small):
+    import pandas as pd
+
+    dd = pytest.importorskip("dask.dataframe")
+    from skattn.partitions import predict_partitions
+
+    X, y = polarity_small
+    model = small_self_attentive(max_epochs=2).fit(X[:400], y[:400])
+    frame = pd.DataFrame({"text": X[400:]}, index=np.arange(1000, 1000 + len(X) - 400))
+    texts = dd.from_pandas(frame, npartitions=3)["text"]
+    labels = predict_partitions(model, texts)
+    proba = predict_partitions(model, texts, "predict_proba")
+    # Computed by the cluster's workers, not here: the task stream records where.
+    with distributed.get_task_stream(client) as stream:
+        computed_labels, computed_proba = client.compute([labels, proba], sync=True)
+    workers = {record["worker"] for record in stream.data}
+    assert workers and workers <= set(client.scheduler_info()["workers"])
+    assert len(stream.data) >= 2 * texts.npartitions
+    assert computed_labels.index.tolist() == frame.index.tolist()
+    np.testing.assert_array_equal(computed_labels.to_numpy(), model.predict(X[400:]))
+    assert list(computed_proba.columns) == [f"proba_{c}" for c in model.classes_]
+    np.testing.assert_allclose(
+        computed_proba.to_numpy(), model.predict_proba(X[400:]), rtol=1e-5, atol=1e-6
+    )
