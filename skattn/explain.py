@@ -129,13 +129,17 @@ def _token(text: str, weight: float, colour=(0, 0, 255), scale=intensity) -> str
 
 
 def shown_value(value: Any) -> str:
-    """A prediction or label as a page shows it: numbers to 4 significant digits.
+    """A prediction or label as a page shows it: numbers to 4 significant digits, lists joined.
 
     Examples
     --------
     >>> shown_value("pos"), shown_value(2.718281), shown_value(np.array([1.5, -0.25]))
     ('pos', '2.718', '[1.5, -0.25]')
+    >>> shown_value(["joy", "love"]), shown_value([])
+    ('joy, love', 'no label')
     """
+    if isinstance(value, list):  # a multi-label document's labels
+        return ", ".join(shown_value(v) for v in value) or "no label"
     if isinstance(value, (float, np.floating)):
         return f"{float(value):.4g}"
     if isinstance(value, np.ndarray) and value.dtype.kind == "f":
