@@ -254,6 +254,19 @@ class EncodedCorpus:
         return [self.token_ids[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
+def _offsets(lengths: np.ndarray) -> np.ndarray:
+    """Start offsets of consecutive runs of these lengths, and the end: (n + 1,)."""
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+def _in_stream(error: TypeError, first: int) -> TypeError:
+    """``error`` about a chunk's X[i], naming the document's place in the whole stream."""
+    message = re.sub(r"X\[(\d+)\]", lambda m: f"X[{first + int(m[1])}]", str(error))
+    return TypeError(message)
+
+
 class TextEncoder(BaseEstimator):
     """Tokenise texts, build a vocabulary and encode texts to ragged ids.
 
@@ -475,10 +488,15 @@ class TextEncoder(BaseEstimator):
 
     def _fit_vocabulary(self, results) -> None:
         counts = Counter(chain.from_iterable(chain.from_iterable(s for s, _ in results)))
+        self._fit_vocabulary_from_counts(counts, len(results))
+
+    def _fit_vocabulary_from_counts(self, counts: dict[str, int], n_documents: int) -> None:
+        """The vocabulary of these token counts (``<empty>``: the blank documents)."""
+        counts = dict(counts)
         n_blank = counts.pop(EMPTY_TOKEN, 0)
         if not counts:
             raise ValueError(
-                f"X holds {len(results)} document(s) and every one is blank or yields no "
+                f"X holds {n_documents} document(s) and every one is blank or yields no "
                 "token (check token_pattern/tokenizer); a vocabulary needs some text."
             )
         kept = sorted(
@@ -621,6 +639,91 @@ class TextEncoder(BaseEstimator):
         results = self._tokenized(X)
         self._fit_vocabulary(results)
         return self._encode_tokenized(results)
+
+    def fit_encode_stream(self, X: Iterable[str], *, chunk_size: int = 4096) -> EncodedCorpus:
+        """Fit the vocabulary and encode a stream of documents in one pass, a chunk at a time.
+
+        The same :class:`EncodedCorpus` (ids, offsets, subwords, counts) as
+        :meth:`fit_encode` of the whole list, without holding every
+        document's tokens at once: each chunk is tokenised, its tokens get
+        provisional ids in order of first appearance, and once the stream
+        ends one lookup array maps them to the vocabulary. Memory grows
+        with the vocabulary and the flat id arrays, not with the text.
+
+        Parameters
+        ----------
+        X : iterable of str
+            Documents, read once (a generator, a file's
+            :func:`~skattn.streaming.iter_documents`, a list...).
+        chunk_size : int, default=4096
+            Documents tokenised at a time.
+
+        Returns
+        -------
+        EncodedCorpus
+
+        Examples
+        --------
+        >>> docs = ["a b", "c a", " ", "a"]
+        >>> streamed = TextEncoder(min_count=1).fit_encode_stream(iter(docs), chunk_size=3)
+        >>> whole = TextEncoder(min_count=1).fit_encode(docs)
+        >>> streamed.token_ids.tolist() == whole.token_ids.tolist()
+        True
+        """
+        from skattn.streaming import iter_chunks
+
+        validate_params(self)
+        tokenize_one = self._document_tokenizer()
+        provisional: dict[str, int] = {}  # token -> id in order of first appearance
+        counts = np.zeros(0, dtype=np.int64)
+        ids, sentence_lengths, sentence_counts = [], [], []
+        truncated_by: Counter = Counter()
+        n_documents = n_truncated = n_blank = 0
+        for chunk in iter_chunks(X, chunk_size):
+            try:
+                documents = check_text_input(chunk)
+            except TypeError as error:
+                raise _in_stream(error, n_documents) from error
+            results = [tokenize_one(doc) for doc in documents]
+            sentences = [s for doc, _ in results for s in doc]
+            chunk_ids = np.fromiter(
+                (
+                    provisional.setdefault(t, len(provisional))
+                    for t in chain.from_iterable(sentences)
+                ),
+                dtype=np.int64,
+            )
+            counts = np.pad(counts, (0, len(provisional) - len(counts)))
+            counts += np.bincount(chunk_ids, minlength=len(provisional))
+            ids.append(chunk_ids)
+            sentence_lengths.append(np.fromiter(map(len, sentences), dtype=np.int64))
+            sentence_counts.append(np.fromiter((len(doc) for doc, _ in results), dtype=np.int64))
+            truncated_by.update(chain.from_iterable(cut for _, cut in results))
+            n_truncated += sum(bool(cut) for _, cut in results)
+            n_blank += sum(doc == _BLANK_DOCUMENT for doc, _ in results)
+            n_documents += len(documents)
+        if n_documents == 0:
+            raise ValueError("X is empty; at least one document is needed.")
+        self._fit_vocabulary_from_counts(dict(zip(provisional, counts.tolist())), n_documents)
+        lookup = {**self.vocabulary_, EMPTY_TOKEN: self.empty_id_}
+        to_final = np.fromiter((lookup.get(t, UNK_ID) for t in provisional), dtype=np.int64)
+        provisional_ids = np.concatenate(ids)
+        token_types = table = None
+        if self.subword_buckets is not None:
+            # The rows of the subword table follow first appearance, as in fit_encode.
+            token_types = provisional_ids + 1
+            words = [None] + [None if t in RESERVED_TOKENS else t for t in provisional]
+            table = subword_table(words, self.subword_buckets)
+        return EncodedCorpus(
+            token_ids=to_final[provisional_ids],
+            sentence_offsets=_offsets(np.concatenate(sentence_lengths)),
+            document_offsets=_offsets(np.concatenate(sentence_counts)),
+            n_truncated=n_truncated,
+            truncated_by=dict(truncated_by),
+            n_blank=n_blank,
+            token_types=token_types,
+            subword_table=table,
+        )
 
     def _encode_tokenized(self, results) -> EncodedCorpus:
         lookup = {**self.vocabulary_, EMPTY_TOKEN: self.empty_id_}.get

@@ -115,3 +115,44 @@ def test_a_stream_that_fails_leaves_an_earlier_output_as_it_was(fitted, toy, tmp
     assert main([*argv, "--chunk-size", "5"]) == 1
     assert output.read_text(encoding="utf-8") == "what the user had\n"
     assert not (tmp_path / "out.csv.partial").exists()
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"sentence_split": "punctuation", "max_sentences": 3, "max_sentence_length": 7},
+        {"min_count": 1, "max_vocab": 40, "subword_buckets": None},
+        {"max_length": 12, "analyzer": "char"},
+    ],
+)
+def test_streamed_encoding_equals_encoding_the_whole_list(params, polarity_small):
+    from skattn import TextEncoder
+
+    X, _ = polarity_small
+    documents = [*X[:300], "", "   ", "naïve café 東京 🙂"]
+    whole = TextEncoder(**params).fit_encode(documents)
+    encoder = TextEncoder(**params)
+    streamed = encoder.fit_encode_stream((d for d in documents), chunk_size=37)
+    for name in ("token_ids", "sentence_offsets", "document_offsets"):
+        np.testing.assert_array_equal(getattr(streamed, name), getattr(whole, name))
+    for name in ("token_types", "subword_table"):
+        if getattr(whole, name) is None:
+            assert getattr(streamed, name) is None
+        else:
+            np.testing.assert_array_equal(getattr(streamed, name), getattr(whole, name))
+    assert (streamed.n_truncated, streamed.truncated_by, streamed.n_blank) == (
+        whole.n_truncated,
+        whole.truncated_by,
+        whole.n_blank,
+    )
+    assert encoder.id_to_token_ == TextEncoder(**params).fit(documents).id_to_token_
+
+
+def test_a_streamed_encoding_names_a_bad_document_by_its_place():
+    from skattn import TextEncoder
+
+    with pytest.raises(TypeError, match=r"X\[5\] is bytes"):
+        TextEncoder().fit_encode_stream(iter(["a", "b", "c", "d", "e", b"f"]), chunk_size=2)
+    with pytest.raises(ValueError, match="X is empty"):
+        TextEncoder().fit_encode_stream(iter([]))
