@@ -941,6 +941,12 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
             )
         counts = dense.sum(axis=0)
         constant = np.flatnonzero((counts == 0) | (counts == len(dense)))
+        if len(constant) == n_labels:
+            raise ValueError(
+                f"y is a multi-label indicator matrix whose {n_labels} labels are each the "
+                "same in every document; there is nothing to learn (a 2-D y of 0/1 is read "
+                "as one column per label)."
+            )
         if len(constant):
             warnings.warn(
                 f"labels {constant[:10].tolist()} are 0 in every document or 1 in every "

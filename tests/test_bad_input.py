@@ -43,7 +43,8 @@ CATALOGUE = {
     "None label": case(y=["pos", None, "pos", "neg"], match="y holds None"),
     "NaN label": case(y=[1.0, np.nan, 1.0, 0.0], match="y holds NaN"),
     "continuous labels": case(y=[0.1, 0.2, 0.3, 0.4], match="continuous|Unknown label"),
-    "2-D labels": case(y=np.zeros((4, 2)), match="y has shape"),
+    "2-D labels, none set": case(y=np.zeros((4, 2)), match="each the same in every document"),
+    "2-D labels, not 0/1": case(y=np.array([["a", "b"]] * 4), match="indicator matrix"),
     "negative sample weight": case(params={"_sample_weight": [1, -1, 1, 1]}, match="sample_weight"),
     # absurd hyperparameters
     "attention_hops=0": case(

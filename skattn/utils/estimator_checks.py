@@ -335,7 +335,9 @@ def multilabel_targets(X, y) -> np.ndarray:
     [[1, 0, 1], [0, 1, 0], [1, 0, 0]]
     """
     y = np.asarray(y)
-    lengths = np.array([len(text.split()) for text in X])
+    # A sample may be a pair of texts (the pair models): its words are both texts'.
+    texts = [text if isinstance(text, str) else " ".join(text) for text in X]
+    lengths = np.array([len(text.split()) for text in texts])
     first = y == np.unique(y)[0]
     return np.column_stack([first, ~first, lengths > np.median(lengths)]).astype(np.int64)
 
