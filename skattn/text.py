@@ -686,12 +686,13 @@ class TextEncoder(BaseEstimator):
                 raise _in_stream(error, n_documents) from error
             results = [tokenize_one(doc) for doc in documents]
             sentences = [s for doc, _ in results for s in doc]
+            # int32 while the stream lasts: half the memory of the final ids.
             chunk_ids = np.fromiter(
                 (
                     provisional.setdefault(t, len(provisional))
                     for t in chain.from_iterable(sentences)
                 ),
-                dtype=np.int64,
+                dtype=np.int32,
             )
             counts = np.pad(counts, (0, len(provisional) - len(counts)))
             counts += np.bincount(chunk_ids, minlength=len(provisional))
@@ -708,14 +709,17 @@ class TextEncoder(BaseEstimator):
         lookup = {**self.vocabulary_, EMPTY_TOKEN: self.empty_id_}
         to_final = np.fromiter((lookup.get(t, UNK_ID) for t in provisional), dtype=np.int64)
         provisional_ids = np.concatenate(ids)
+        ids.clear()  # the chunks' arrays go before the final ones are made
         token_types = table = None
         if self.subword_buckets is not None:
             # The rows of the subword table follow first appearance, as in fit_encode.
-            token_types = provisional_ids + 1
+            token_types = provisional_ids.astype(np.int64) + 1
             words = [None] + [None if t in RESERVED_TOKENS else t for t in provisional]
             table = subword_table(words, self.subword_buckets)
+        token_ids = to_final[provisional_ids]
+        del provisional_ids
         return EncodedCorpus(
-            token_ids=to_final[provisional_ids],
+            token_ids=token_ids,
             sentence_offsets=_offsets(np.concatenate(sentence_lengths)),
             document_offsets=_offsets(np.concatenate(sentence_counts)),
             n_truncated=n_truncated,
