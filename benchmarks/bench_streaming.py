@@ -97,6 +97,7 @@ def _run(code: str) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="100000,300000,1000000")
+    parser.add_argument("--no-predict", action="store_true", help="encoding only")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         model = str(Path(folder) / "model.skattn")
@@ -108,9 +109,10 @@ def main() -> None:
             if n <= 300_000:
                 jobs["encode_list"] = ENCODE_LIST.format(path=str(path))
             output = str(Path(folder) / "out.jsonl")
-            jobs["predict_stream"] = PREDICT_STREAM.format(
-                model=model, path=str(path), output=output
-            )
+            if not args.no_predict:
+                jobs["predict_stream"] = PREDICT_STREAM.format(
+                    model=model, path=str(path), output=output
+                )
             for name, code in jobs.items():
                 seconds, peak_mib, ids_mib, documents, tokens = _run(code)
                 record = {
