@@ -3,12 +3,13 @@
 Each partition (a pandas Series of texts) goes to a worker, which runs the
 model on it and returns a Series (``predict``) or a DataFrame (one column
 per class for ``predict_proba``, per output column otherwise) with the
-partition's index. The model is one node of the task graph
-(``dask.delayed``), so it is pickled once and sent to each worker once,
-whatever the number of partitions; the workers need skattn and its
-dependencies installed. Nothing is gathered until the caller asks
-(``.compute()``, ``.to_parquet(...)``): a corpus larger than one machine's
-memory is scored where it lies.
+partition's index. On a dask.distributed cluster the model is scattered
+to every worker once before the partitions run, rather than travelling
+inside the task graph (a fitted model weighs tens of MB, which dask warns
+about in a graph); the workers need skattn and its dependencies
+installed. Nothing is gathered until the caller asks (``.compute()``,
+``.to_parquet(...)``): a corpus larger than one machine's memory is
+scored where it lies.
 
 Needs the ``dask`` extra (``pip install 'skattn[dask]'``).
 """
@@ -54,14 +55,34 @@ def predict_partitions(estimator, texts, method: str = "predict"):
     >>> predict_partitions(model, texts).compute().tolist()
     [1, 0, 1]
     """
-    import dask
 
     if method not in PARTITION_METHODS:
         raise ValueError(f"method must be one of {PARTITION_METHODS}, got {method!r}.")
-    # The shape of the result, from one document scored here (dask's "meta").
-    example = _frame(texts.head(1, npartitions=-1), estimator, method)
-    model = dask.delayed(estimator, pure=True)
-    return texts.map_partitions(_frame, model, method, meta=example.iloc[:0])
+    import pandas as pd
+
+    # The result's columns and dtypes (dask's "meta"), from one blank document
+    # scored here: nothing of ``texts`` is read or computed for it.
+    example = _frame(pd.Series([""]), estimator, method).iloc[:0]
+    meta = example.set_axis(texts._meta.index, axis=0)
+    return texts.map_partitions(_frame, _shared(estimator), method, meta=meta)
+
+
+def _shared(estimator):
+    """The model as every partition's task should see it.
+
+    On a dask.distributed cluster: scattered to every worker first, so the
+    task graph carries a reference, not the model. Without a client (dask's
+    local schedulers): one node of the graph.
+    """
+    import dask
+
+    try:
+        from distributed import default_client
+
+        client = default_client()
+    except (ImportError, ValueError):  # no distributed, or no client: local scheduler
+        return dask.delayed(estimator, pure=True)
+    return client.scatter(estimator, broadcast=True)
 
 
 def _frame(part, estimator, method: str) -> Any:
