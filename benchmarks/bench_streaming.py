@@ -10,7 +10,8 @@ imports:
 
 - ``encode_stream``: ``TextEncoder().fit_encode_stream(iter_documents(path))``,
   the one-pass chunked vocabulary and encoding, and the bytes of the
-  resulting id arrays;
+  resulting id arrays; ``encode_stream_memmap``: the same with
+  ``memmap_dir`` (the ids written to disk and mapped back);
 - ``encode_list`` (sizes up to 300k): the in-memory path it replaces,
   ``read_documents`` then ``fit_encode``;
 - ``predict_stream``: ``python -m skattn predict MODEL path --output
@@ -35,7 +36,7 @@ from skattn import TextEncoder
 from skattn.streaming import iter_documents
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
-corpus = TextEncoder().fit_encode_stream(iter_documents({path!r}))
+corpus = TextEncoder().fit_encode_stream(iter_documents({path!r}), memmap_dir={memmap!r})
 seconds = time.perf_counter() - start
 ids = sum(a.nbytes for a in (corpus.token_ids, corpus.sentence_offsets, corpus.document_offsets,
                              corpus.token_types, corpus.subword_table) if a is not None)
@@ -105,7 +106,10 @@ def main() -> None:
         for n in (int(v) for v in args.sizes.split(",")):
             path = Path(folder) / f"docs_{n}.jsonl"
             _write_corpus(path, n)
-            jobs = {"encode_stream": ENCODE_STREAM.format(path=str(path))}
+            jobs = {
+                "encode_stream": ENCODE_STREAM.format(path=str(path), memmap=None),
+                "encode_stream_memmap": ENCODE_STREAM.format(path=str(path), memmap=folder),
+            }
             if n <= 300_000:
                 jobs["encode_list"] = ENCODE_LIST.format(path=str(path))
             output = str(Path(folder) / "out.jsonl")
@@ -122,7 +126,7 @@ def main() -> None:
                     "docs_per_s": round(n / seconds),
                     "peak_rss_above_imports_mib": round(peak_mib, 1),
                 }
-                if name == "encode_stream":
+                if name.startswith("encode_stream"):
                     record.update(id_arrays_mib=round(ids_mib, 1), tokens=int(tokens))
                 print(json.dumps(record), flush=True)
             path.unlink()

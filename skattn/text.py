@@ -41,11 +41,13 @@ splitting knows the terminators of CJK (。！？), Devanagari (। ॥), Arabic
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
+from pathlib import Path
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -259,6 +261,29 @@ def _offsets(lengths: np.ndarray) -> np.ndarray:
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return offsets
+
+
+#: Ids mapped and written at a time when a streamed corpus goes to disk.
+_SLICE = 1 << 20
+
+
+def _final_ids(provisional: np.ndarray, lookup, folder, name: str) -> np.ndarray:
+    """int64 ids from provisional ones: ``lookup[provisional]``, or ``provisional + 1``
+    without a lookup (subword rows). With ``folder``: written slice by slice to
+    ``folder/name.npy`` (never whole in memory) and returned memory-mapped, read-only."""
+
+    def mapped(part):
+        return (part.astype(np.int64) + 1) if lookup is None else lookup[part]
+
+    if folder is None:
+        return mapped(provisional)
+    path = Path(folder) / f"{name}.npy"
+    with open(path, "wb") as handle:
+        header = {"descr": np.dtype(np.int64).str, "fortran_order": False}
+        np.lib.format.write_array_header_1_0(handle, {**header, "shape": (len(provisional),)})
+        for start in range(0, len(provisional), _SLICE):
+            handle.write(mapped(provisional[start : start + _SLICE]).tobytes())
+    return np.load(path, mmap_mode="r")
 
 
 def _in_stream(error: TypeError, first: int) -> TypeError:
@@ -640,7 +665,13 @@ class TextEncoder(BaseEstimator):
         self._fit_vocabulary(results)
         return self._encode_tokenized(results)
 
-    def fit_encode_stream(self, X: Iterable[str], *, chunk_size: int = 4096) -> EncodedCorpus:
+    def fit_encode_stream(
+        self,
+        X: Iterable[str],
+        *,
+        chunk_size: int = 4096,
+        memmap_dir: str | os.PathLike | None = None,
+    ) -> EncodedCorpus:
         """Fit the vocabulary and encode a stream of documents in one pass, a chunk at a time.
 
         The same :class:`EncodedCorpus` (ids, offsets, subwords, counts) as
@@ -657,6 +688,11 @@ class TextEncoder(BaseEstimator):
             :func:`~skattn.streaming.iter_documents`, a list...).
         chunk_size : int, default=4096
             Documents tokenised at a time.
+        memmap_dir : str or path-like, optional
+            Write the token ids (and subword rows) there as ``.npy`` files
+            and return them memory-mapped, read-only: the operating system
+            keeps in RAM only the pages in use. The folder must exist and
+            outlive the corpus.
 
         Returns
         -------
@@ -713,10 +749,10 @@ class TextEncoder(BaseEstimator):
         token_types = table = None
         if self.subword_buckets is not None:
             # The rows of the subword table follow first appearance, as in fit_encode.
-            token_types = provisional_ids.astype(np.int64) + 1
+            token_types = _final_ids(provisional_ids, None, memmap_dir, "token_types")
             words = [None] + [None if t in RESERVED_TOKENS else t for t in provisional]
             table = subword_table(words, self.subword_buckets)
-        token_ids = to_final[provisional_ids]
+        token_ids = _final_ids(provisional_ids, to_final, memmap_dir, "token_ids")
         del provisional_ids
         return EncodedCorpus(
             token_ids=token_ids,

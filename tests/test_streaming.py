@@ -156,3 +156,23 @@ def test_a_streamed_encoding_names_a_bad_document_by_its_place():
         TextEncoder().fit_encode_stream(iter(["a", "b", "c", "d", "e", b"f"]), chunk_size=2)
     with pytest.raises(ValueError, match="X is empty"):
         TextEncoder().fit_encode_stream(iter([]))
+
+
+def test_a_streamed_encoding_can_live_on_disk(polarity_small, tmp_path):
+    from skattn import TextEncoder
+
+    X, y = polarity_small
+    whole = TextEncoder(subword_buckets=1000).fit_encode(X[:200])
+    on_disk = TextEncoder(subword_buckets=1000).fit_encode_stream(
+        iter(X[:200]), chunk_size=64, memmap_dir=tmp_path
+    )
+    assert isinstance(on_disk.token_ids, np.memmap) and not on_disk.token_ids.flags.writeable
+    assert (tmp_path / "token_ids.npy").exists() and (tmp_path / "token_types.npy").exists()
+    np.testing.assert_array_equal(on_disk.token_ids, whole.token_ids)
+    np.testing.assert_array_equal(on_disk.token_types, whole.token_types)
+    # A network trains on it as on the in-memory corpus.
+    from skattn.data import DocumentDataset
+
+    batch, _ = DocumentDataset(on_disk, np.zeros(200, dtype=np.int64)).collate(np.arange(5))
+    reference, _ = DocumentDataset(whole, np.zeros(200, dtype=np.int64)).collate(np.arange(5))
+    np.testing.assert_array_equal(batch["tokens"].numpy(), reference["tokens"].numpy())
