@@ -23,7 +23,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "iter_chunks", "iter_documents", "iter_predictions"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "in_stream", "iter_chunks", "iter_documents", "iter_predictions"]
 
 #: Documents per chunk: large enough that batching and sorting by length
 #: still pay, small enough that a chunk's text and outputs stay a few MB.
@@ -102,15 +102,34 @@ def iter_predictions(
         try:
             outputs = compute(chunk)
         except (TypeError, ValueError) as error:
-            # The chunk's own positions (X[i]) as positions in the whole stream.
-            message = re.sub(
-                r"X\[(\d+)\]", lambda m, first=start: f"X[{first + int(m[1])}]", str(error)
-            )
-            raise type(error)(
-                f"{message} (in the chunk of documents {start} to {start + len(chunk) - 1})"
-            ) from error
+            raise in_stream(error, start, len(chunk)) from error
         yield outputs
         start += len(chunk)
+
+
+def in_stream(error: Exception, first: int, size: int) -> Exception:
+    """``error`` about a chunk, its positions ``X[i]`` made positions in the whole stream.
+
+    Parameters
+    ----------
+    error : Exception
+        Raised for a chunk whose first document is document ``first`` of the stream.
+    first : int
+    size : int
+        Documents in the chunk.
+
+    Returns
+    -------
+    Exception
+        Of the type of ``error``.
+
+    Examples
+    --------
+    >>> in_stream(TypeError("X[1] is None/NaN, not str"), 8, 3)
+    TypeError('X[9] is None/NaN, not str (in the chunk of documents 8 to 10)')
+    """
+    message = re.sub(r"X\[(\d+)\]", lambda m: f"X[{first + int(m[1])}]", str(error))
+    return type(error)(f"{message} (in the chunk of documents {first} to {first + size - 1})")
 
 
 def iter_documents(path: str | os.PathLike, text_column: str = "text") -> Iterator[str]:

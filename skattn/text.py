@@ -54,6 +54,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.utils.validation import check_is_fitted
 
+from skattn.streaming import in_stream, iter_chunks
 from skattn.subwords import subword_table
 from skattn.truncation import truncate
 from skattn.utils.params import POSITIVE_INT, Options, validate_params
@@ -284,12 +285,6 @@ def _final_ids(provisional: np.ndarray, lookup, folder, name: str) -> np.ndarray
         for start in range(0, len(provisional), _SLICE):
             handle.write(mapped(provisional[start : start + _SLICE]).tobytes())
     return np.load(path, mmap_mode="r")
-
-
-def _in_stream(error: TypeError, first: int) -> TypeError:
-    """``error`` about a chunk's X[i], naming the document's place in the whole stream."""
-    message = re.sub(r"X\[(\d+)\]", lambda m: f"X[{first + int(m[1])}]", str(error))
-    return TypeError(message)
 
 
 class TextEncoder(BaseEstimator):
@@ -706,8 +701,6 @@ class TextEncoder(BaseEstimator):
         >>> streamed.token_ids.tolist() == whole.token_ids.tolist()
         True
         """
-        from skattn.streaming import iter_chunks
-
         validate_params(self)
         tokenize_one = self._document_tokenizer()
         provisional: dict[str, int] = {}  # token -> id in order of first appearance
@@ -719,7 +712,7 @@ class TextEncoder(BaseEstimator):
             try:
                 documents = check_text_input(chunk)
             except TypeError as error:
-                raise _in_stream(error, n_documents) from error
+                raise in_stream(error, n_documents, len(chunk)) from error
             results = [tokenize_one(doc) for doc in documents]
             sentences = [s for doc, _ in results for s in doc]
             # int32 while the stream lasts: half the memory of the final ids.
