@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.metrics import f1_score
 from sklearn.model_selection import train_test_split
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
@@ -102,11 +103,7 @@ def tuned_macro_f1(y_true: np.ndarray, proba: np.ndarray) -> float:
     """
     y_true = np.asarray(y_true, dtype=bool)
     predicted = np.asarray(proba) >= f1_thresholds(y_true, proba)
-    true_positives = (y_true & predicted).sum(axis=0)
-    denominator = y_true.sum(axis=0) + predicted.sum(axis=0)
-    f1 = np.zeros(len(denominator))
-    np.divide(2 * true_positives, denominator, out=f1, where=denominator > 0)
-    return float(f1.mean())
+    return float(f1_score(y_true, predicted, average="macro", zero_division=0))
 
 
 def resolve_threshold(threshold: Any, *, multilabel: bool, n_classes: int) -> str | float:
