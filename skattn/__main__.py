@@ -317,10 +317,9 @@ def _prediction_rows(model, documents: list[str]) -> list[dict]:
             for text, row in zip(documents, predictions)
         ]
     probabilities = model.predict_proba(documents)
-    labels = model.predict(documents)
-    if getattr(model, "_multilabel", False):  # each row: its labels, as a JSON list
-        rows = labels.toarray() if hasattr(labels, "toarray") else labels
-        labels = [json.dumps(model.classes_[row.astype(bool)].tolist()) for row in rows]
+    labels = model._decide(probabilities)  # what predict returns, without a second pass
+    if model._multilabel:  # each row: its labels, as a JSON list
+        labels = [json.dumps(model.classes_[row.astype(bool)].tolist()) for row in labels]
     else:
         labels = labels.tolist()
     columns = [f"proba_{c}" for c in model.classes_]
