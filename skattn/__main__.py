@@ -165,7 +165,7 @@ def _parser() -> argparse.ArgumentParser:
             "with --text-column",
         )
         command.add_argument(
-            "--text-column", default="text", help="text column of a .csv/.jsonl/.ndjson"
+            "--text-column", default="text", help="text column of a .csv/.jsonl/.ndjson/.parquet"
         )
         command.add_argument(
             "--tokenizer",

@@ -276,9 +276,9 @@ thresholds_ : ndarray of float or None
     The probability thresholds ``predict`` applies: one per label
     (multi-label), one on ``classes_[1]`` (binary), or None when the most
     probable class is predicted (see ``threshold``).
-net_ : skattn.net.AttentionNet
-    The trained network, a skorch ``NeuralNetClassifier``
-    (``net_.history`` holds the epochs).
+net_ : skattn.net.AttentionNet or skattn.net.AttentionMultiLabelNet
+    The trained network, a skorch ``NeuralNetClassifier`` (a ``NeuralNet``
+    for multi-label ``y``); ``net_.history`` holds the epochs.
 """,
     "regressor_attributes": """
 n_outputs_ : int

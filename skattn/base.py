@@ -835,7 +835,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                     record["true_label"] = name_of(y[i])
                 explained = column
                 if explained is None and "label_proba" in record:  # multi-label: say which
-                    explained = int(np.argmax(record["proba"]))
+                    explained = int(self._explained_columns(record["proba"][None, :])[0])
                 if explained is not None:
                     record["explained_label"] = name_of(self._column_label(explained))
                     if "proba" in record:

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from scipy.special import expit
 from skorch import NeuralNet, NeuralNetClassifier, NeuralNetRegressor
 from skorch.callbacks import (
     Callback,
@@ -721,7 +722,8 @@ class ValidationMacroF1(Callback):
     Recorded as ``valid_f1`` (and ``valid_f1_best``) in the history, for
     multi-label fits: each label decided at the threshold that maximises
     its F1 on these documents (:func:`skattn.thresholds.f1_thresholds`),
-    which is how the fitted model will decide.
+    as ``threshold="auto"`` will decide (with a fixed threshold it still
+    measures how well each label can be separated).
 
     Parameters
     ----------
@@ -744,7 +746,7 @@ class ValidationMacroF1(Callback):
         from skattn.thresholds import tuned_macro_f1
 
         logits = net.predict_outputs(self.valid)["logits"].astype(np.float64)
-        score = tuned_macro_f1(np.asarray(self.valid.labels) > 0.5, 1 / (1 + np.exp(-logits)))
+        score = tuned_macro_f1(np.asarray(self.valid.labels) > 0.5, expit(logits))
         earlier = [epoch["valid_f1"] for epoch in net.history[:-1] if "valid_f1" in epoch]
         net.history.record("valid_f1", score)
         net.history.record("valid_f1_best", not earlier or score > max(earlier))

@@ -20,10 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from skattn.streaming import STREAMED_METHODS
+
 __all__ = ["predict_partitions"]
 
-#: The methods :func:`predict_partitions` applies.
-PARTITION_METHODS = ("predict", "predict_proba", "decision_function", "transform")
+#: The methods :func:`predict_partitions` applies (those a stream can apply).
+PARTITION_METHODS = STREAMED_METHODS
 
 
 def predict_partitions(estimator, texts, method: str = "predict"):

@@ -78,8 +78,9 @@ def iter_predictions(
     Yields
     ------
     ndarray (or what ``method`` returns)
-        The outputs of one chunk; concatenated they equal ``method`` of the
-        whole list.
+        The outputs of one chunk; stacked they equal ``method`` of the
+        whole list (``predict`` of a model fitted on a sparse multi-label
+        ``y`` yields CSR chunks: ``scipy.sparse.vstack`` them).
 
     Raises
     ------
@@ -129,7 +130,11 @@ def in_stream(error: Exception, first: int, size: int) -> Exception:
     TypeError('X[9] is None/NaN, not str (in the chunk of documents 8 to 10)')
     """
     message = re.sub(r"X\[(\d+)\]", lambda m: f"X[{first + int(m[1])}]", str(error))
-    return type(error)(f"{message} (in the chunk of documents {first} to {first + size - 1})")
+    message += f" (in the chunk of documents {first} to {first + size - 1})"
+    try:
+        return type(error)(message)
+    except TypeError:  # an exception that takes other arguments (UnicodeDecodeError, ...)
+        return ValueError(message)
 
 
 def iter_documents(path: str | os.PathLike, text_column: str = "text") -> Iterator[str]:

@@ -54,7 +54,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.utils.validation import check_is_fitted
 
-from skattn.streaming import in_stream, iter_chunks
+from skattn.streaming import DEFAULT_CHUNK_SIZE, in_stream, iter_chunks
 from skattn.subwords import subword_table
 from skattn.truncation import truncate
 from skattn.utils.params import POSITIVE_INT, Options, validate_params
@@ -664,7 +664,7 @@ class TextEncoder(BaseEstimator):
         self,
         X: Iterable[str],
         *,
-        chunk_size: int = 4096,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
         memmap_dir: str | os.PathLike | None = None,
     ) -> EncodedCorpus:
         """Fit the vocabulary and encode a stream of documents in one pass, a chunk at a time.
@@ -764,10 +764,8 @@ class TextEncoder(BaseEstimator):
         token_ids = np.fromiter(
             (lookup(t, UNK_ID) for t in chain.from_iterable(sentences)), dtype=np.int64
         )
-        sentence_offsets = np.zeros(len(sentences) + 1, dtype=np.int64)
-        np.cumsum([len(s) for s in sentences], out=sentence_offsets[1:])
-        document_offsets = np.zeros(len(results) + 1, dtype=np.int64)
-        np.cumsum([len(doc) for doc, _ in results], out=document_offsets[1:])
+        sentence_offsets = _offsets(np.fromiter(map(len, sentences), dtype=np.int64))
+        document_offsets = _offsets(np.fromiter((len(d) for d, _ in results), dtype=np.int64))
         truncated_by = Counter(chain.from_iterable(cut for _, cut in results))
         token_types = table = None
         if self.subword_buckets is not None:

@@ -155,12 +155,14 @@ class TunedThresholdMultiLabelClassifier(MetaEstimatorMixin, ClassifierMixin, Ba
     """Per-label F1 thresholds for any multi-label classifier with ``predict_proba``.
 
     scikit-learn's :class:`~sklearn.model_selection.TunedThresholdClassifierCV`
-    tunes one threshold of a binary classifier; this does for each label of
-    a multi-label one what skattn's attention classifiers do themselves
+    tunes one threshold of a binary classifier; this tunes each label of a
+    multi-label one as skattn's attention classifiers do
     (``threshold="auto"``): fit ``estimator`` on all but
-    ``validation_fraction`` of the documents, choose each label's threshold
-    for F1 on the rest (:func:`f1_thresholds`), then (``refit=True``) fit
-    ``estimator`` again on every document and keep the thresholds.
+    ``validation_fraction`` of the documents and choose each label's
+    threshold for F1 on the rest (:func:`f1_thresholds`). Unlike them, it
+    then (``refit=True``) fits ``estimator`` again on every document and
+    keeps the thresholds; the attention classifiers keep the network
+    trained on the rest.
 
     Parameters
     ----------

@@ -18,6 +18,7 @@ from skattn.datasets import (
     fetch_sick,
     fetch_trec,
 )
+from skattn.streaming import iter_documents
 
 #: File suffixes read as tables (a header row, or one JSON object a line).
 TABLE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
@@ -152,8 +153,9 @@ def read_documents(path: str | os.PathLike, text_column: str = "text") -> list[s
     Parameters
     ----------
     path : str or path-like
-        ``.csv``, ``.jsonl`` or ``.ndjson`` (read by :func:`read_table`);
-        any other file is UTF-8 text holding one document a line.
+        ``.csv``, ``.jsonl``, ``.ndjson`` or ``.parquet`` (its
+        ``text_column``); any other file is UTF-8 text holding one document
+        a line (see :func:`skattn.streaming.iter_documents`).
     text_column : str, default="text"
         The column (key) holding the text of a table.
 
@@ -174,12 +176,7 @@ def read_documents(path: str | os.PathLike, text_column: str = "text") -> list[s
     >>> read_documents(path, text_column="body")
     ['good film', 'bad film']
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    if path.suffix.lower() in TABLE_SUFFIXES:
-        return read_table(path, text_column=text_column, label_column=None).X
-    return path.read_text(encoding="utf-8").splitlines()
+    return list(iter_documents(path, text_column))
 
 
 def load_dataset(

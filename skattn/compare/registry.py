@@ -246,23 +246,17 @@ def available_models(
         ATTENTION_MODEL,
     )
     models["tfidf_pair_logreg"] = baseline(pair_baselines, "tfidf_pair_logreg", TUNED_BASELINE)
-    for name in linear_baselines():
-        models[name] = baseline(linear_baselines, name, TABLE_2_BASELINE)
-    for name in tuned_baselines():
-        models[name] = baseline(tuned_baselines, name, TUNED_BASELINE)
-    # Multi-label: one-vs-rest with F1 thresholds. tfidf_logreg at C=4, the
-    # setting of the GoEmotions figure in the corpora's README.
-    multilabel = {
-        **{name: (linear_baselines, name, TABLE_2_BASELINE) for name in linear_baselines()},
-        **{name: (tuned_baselines, name, TUNED_BASELINE) for name in tuned_baselines()},
-    }
-    for name, (builders, key, kind) in multilabel.items():
-        models[f"ovr_{name}"] = ModelEntry(
-            lambda builders=builders, key=key: set_random_state(
-                one_vs_rest(builders()[key]), random_state
-            ),
-            kind,
-        )
+    # Each linear baseline also for multi-label y: one-vs-rest with F1 thresholds.
+    for builders, kind in ((linear_baselines, TABLE_2_BASELINE), (tuned_baselines, TUNED_BASELINE)):
+        for name in builders():
+            models[name] = baseline(builders, name, kind)
+            models[f"ovr_{name}"] = ModelEntry(
+                lambda builders=builders, name=name: set_random_state(
+                    one_vs_rest(builders()[name]), random_state
+                ),
+                kind,
+            )
+    # tfidf_logreg at C=4: the setting of the GoEmotions figure in the corpora's README.
     models["ovr_tfidf_logreg"] = ModelEntry(
         lambda: set_random_state(one_vs_rest(tfidf_logreg(C=4.0)), random_state), TUNED_BASELINE
     )

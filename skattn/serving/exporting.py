@@ -190,13 +190,11 @@ def _task_config(estimator) -> dict[str, Any]:
     from skattn.base import AttentionClassifierBase, AttentionRegressorBase
 
     if isinstance(estimator, AttentionClassifierBase):
-        thresholds = estimator._target_attributes()["thresholds"]
+        targets = estimator._target_attributes()
         return {
             "task": "classifier",
             "classes": _classes(estimator),
-            "multilabel": bool(estimator._multilabel),
-            "thresholds": thresholds,
-            "target_dtype": estimator._target_attributes()["target_dtype"],
+            **{name: targets[name] for name in ("multilabel", "thresholds", "target_dtype")},
         }
     if isinstance(estimator, AttentionRegressorBase):
         return {

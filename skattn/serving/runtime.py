@@ -175,12 +175,11 @@ class OnnxTextModel:
         except Exception as error:  # onnxruntime raises its own exception types
             raise ArtifactError(f"onnxruntime cannot load {self.path}: {error}") from error
         self._inputs = {i.name for i in self.session.get_inputs()}
-        self.hierarchical = self.config["architecture"] == "hierarchical"
-        self.batch_size = batch_size or (8 if self.hierarchical else 64)
         self.text = TextPipeline(self.config["text"])
         self.architecture = self.config["architecture"]
         self.hierarchical = self.architecture == "hierarchical"
         self.reads_pairs = self.architecture == "pair"
+        self.batch_size = batch_size or (8 if self.hierarchical else 64)
 
     def _samples(self, X) -> list:
         """Documents, or pairs of documents for a pair model, checked."""
