@@ -783,7 +783,8 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
             multi-label classifier: a label index; a multi-output
             regressor: an output index) in every document. Default: each
             document's predicted class (multi-label: its most probable
-            label; regressor: output 0).
+            predicted label, or most probable label if none is predicted;
+            regressor: output 0).
         target_names : sequence of str, optional
             Multi-label: each label's name (e.g. the ``classes_`` of the
             :class:`~sklearn.preprocessing.MultiLabelBinarizer` that made
@@ -834,7 +835,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                 if y is not None:
                     record["true_label"] = name_of(y[i])
                 explained = column
-                if explained is None and "label_proba" in record:  # multi-label: say which
+                if explained is None and "label_proba" in record:  # multi-label: say which one
                     explained = int(self._explained_columns(record["proba"][None, :])[0])
                 if explained is not None:
                     record["explained_label"] = name_of(self._column_label(explained))
@@ -1016,8 +1017,14 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         return self._scores_for(logits, self._multilabel)
 
     def _explained_columns(self, scores: np.ndarray) -> np.ndarray:
-        # The predicted class; multi-label: the most probable label.
-        return np.argmax(scores, axis=1)
+        if not self._multilabel:  # the predicted class
+            return np.argmax(scores, axis=1)
+        # Multi-label: the most probable of the predicted labels (of all
+        # labels when none is predicted), so a page never explains a label
+        # it does not show as predicted while another one is.
+        predicted = self._decide(scores).astype(bool)
+        chosen = np.where(predicted.any(axis=1, keepdims=True), predicted, True)
+        return np.argmax(np.where(chosen, scores, -np.inf), axis=1)
 
     def _explained_objective(self, logits: torch.Tensor, columns: torch.Tensor) -> torch.Tensor:
         rows = torch.arange(len(columns), device=logits.device)

@@ -248,7 +248,7 @@ class ModelDocuments(_Documents):
     @property
     def predicted(self) -> np.ndarray:
         """Per document, the column explained: the predicted class (multi-label: the most
-        probable label; a regressor: output 0).
+        probable predicted label; a regressor: output 0).
 
         Within :func:`fixed_column`, that column for every document.
         """

@@ -26,7 +26,8 @@ shows both.
 supports it), or for the class ``explain(label=...)`` named (then kept as
 ``explained_label``). A multi-label classifier's ``prediction`` is the list
 of its predicted labels, ``label_proba`` their probabilities, and its
-scores are for its most probable label unless ``label`` names one. A
+scores are for its most probable predicted label (most probable label
+when none is predicted) unless ``label`` names one. A
 regressor's records hold its predicted value as ``prediction`` and no
 ``proba``; their scores are for that value (positive: the token raises it).
 The attention maps are kept for ``method="attention"``, and records that
