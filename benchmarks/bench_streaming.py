@@ -14,6 +14,12 @@ imports:
   ``memmap_dir`` (the ids written to disk and mapped back);
 - ``encode_list`` (sizes up to 300k): the in-memory path it replaces,
   ``read_documents`` then ``fit_encode``;
+- ``fit_stream``: ``SelfAttentiveClassifier(max_epochs=1)`` (the defaults
+  otherwise) fitted from ``DocumentFile(path)`` and its label column: the
+  time and peak memory until training begins (reading, encoding, word
+  vectors), then one training epoch over all N documents (docs/s) and the
+  peak of the whole fit; ``fit_stream_memmap``: the same with
+  ``memmap_dir`` (the training ids on disk);
 - ``predict_stream``: ``python -m skattn predict MODEL path --output
   out.jsonl`` with a default self-attentive model trained on 2,000
   snippets (docs/s and peak memory, which should not grow with N).
@@ -67,6 +73,29 @@ peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(seconds, (peak - base) / 1024, 0, 0, 0)
 """
 
+FIT_STREAM = """
+import resource, time
+from skorch.callbacks import Callback
+from skattn import SelfAttentiveClassifier
+from skattn.streaming import DocumentFile
+def peak():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+class TrainingBegins(Callback):
+    def on_train_begin(self, net, **kwargs):
+        self.time, self.peak = time.perf_counter(), peak()
+train = DocumentFile({path!r})
+labels = train.column("label")
+mark = TrainingBegins()
+model = SelfAttentiveClassifier(
+    max_epochs=1, random_state=0, memmap_dir={memmap!r}, callbacks=[mark]
+)
+base = peak()
+start = time.perf_counter()
+model.fit(train, labels)
+end = time.perf_counter()
+print(mark.time - start, mark.peak - base, end - mark.time, peak() - base, end - start)
+"""
+
 TRAIN = """
 import numpy as np
 from skattn import SelfAttentiveClassifier, save
@@ -83,11 +112,11 @@ def _write_corpus(path: Path, n: int) -> None:
 
     from skattn.datasets import fetch_sentence_polarity
 
-    X, _ = fetch_sentence_polarity(return_X_y=True)
+    X, y = fetch_sentence_polarity(return_X_y=True)
     picks = np.random.default_rng(0).integers(0, len(X), size=n)
     with open(path, "w", encoding="utf-8") as handle:
         for i in picks:
-            handle.write(json.dumps({"text": X[i]}) + "\n")
+            handle.write(json.dumps({"text": X[i], "label": int(y[i])}) + "\n")
 
 
 def _run(code: str) -> list[float]:
@@ -98,7 +127,10 @@ def _run(code: str) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="100000,300000,1000000")
-    parser.add_argument("--no-predict", action="store_true", help="encoding only")
+    parser.add_argument("--no-predict", action="store_true", help="no predict_stream")
+    parser.add_argument(
+        "--only", default=None, help="comma-separated measures (default: all of them)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         model = str(Path(folder) / "model.skattn")
@@ -117,7 +149,25 @@ def main() -> None:
                 jobs["predict_stream"] = PREDICT_STREAM.format(
                     model=model, path=str(path), output=output
                 )
+            jobs["fit_stream"] = FIT_STREAM.format(path=str(path), memmap=None)
+            jobs["fit_stream_memmap"] = FIT_STREAM.format(path=str(path), memmap=folder)
+            if args.only:
+                jobs = {k: v for k, v in jobs.items() if k in args.only.split(",")}
             for name, code in jobs.items():
+                if name.startswith("fit_stream"):
+                    before, before_mib, training, peak_mib, total = _run(code)
+                    record = {
+                        "documents": n,
+                        "measure": name,
+                        "until_training_s": round(before, 1),
+                        "peak_rss_until_training_mib": round(before_mib, 1),
+                        "epoch_s": round(training, 1),
+                        "training_docs_per_s": round(n / training),
+                        "fit_s": round(total, 1),
+                        "peak_rss_above_imports_mib": round(peak_mib, 1),
+                    }
+                    print(json.dumps(record), flush=True)
+                    continue
                 seconds, peak_mib, ids_mib, documents, tokens = _run(code)
                 record = {
                     "documents": n,

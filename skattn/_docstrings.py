@@ -206,6 +206,14 @@ checkpoint_dir : str, path or None, default={default}
     used; None: a fresh temporary directory per fit, removed afterwards
     (never a shared fixed file name, so parallel fits cannot collide).
 """,
+    "memmap_dir": """
+memmap_dir : str, path or None, default={default}
+    Where ``fit`` writes the encoded training documents (int32 token ids)
+    as memory-mapped ``.npy`` files, in a fresh subfolder removed when
+    ``fit`` ends: the operating system then keeps in RAM only the pages a
+    batch reads. None keeps them in memory. Either way, ``fit`` encodes a
+    chunk of documents at a time (see the *Scaling* page).
+""",
     "warm_start": """
 warm_start : bool, default={default}
     A second ``fit`` continues training the fitted network with its
@@ -249,6 +257,16 @@ device : str or None, default={default}
     "auto" (CUDA when available, else CPU), "cpu", "cuda", "cuda:N", "mps".
     An unavailable device fails at the start of ``fit`` with the list of
     available ones.
+""",
+    "accelerator": """
+accelerator : accelerate.Accelerator or None, default={default}
+    Train with Hugging Face accelerate (the ``distributed`` extra), through
+    skorch's ``AccelerateMixin``: data-parallel over the processes
+    ``accelerate launch`` (or ``torchrun``) started, each on its own shard
+    of every epoch's batches, gradients averaged every step; and mixed
+    precision (``Accelerator(mixed_precision="bf16")``). The accelerator
+    then places the network (``device`` is not used). Not saved with the
+    model. See the *Distributed training* page.
 """,
     "threads": """
 threads : int or None, default={default}
@@ -331,11 +349,12 @@ _GROUPS = {
         "validation_fraction",
         "n_iter_no_change",
         "checkpoint_dir",
+        "memmap_dir",
         "warm_start",
         "callbacks",
         "net_params",
     ),
-    "runtime": ("device", "threads", "random_state", "verbose"),
+    "runtime": ("device", "accelerator", "threads", "random_state", "verbose"),
 }
 
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ ]*)%\((?P<name>\w+)\)s$", re.MULTILINE)

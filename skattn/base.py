@@ -46,7 +46,7 @@ from skorch.history import History
 
 from skattn.attribution import DEFAULT_METHOD, DEFAULT_STEPS, check_method, explanation_records
 from skattn.data import DocumentDataset
-from skattn.embeddings import check_embeddings_source, initial_vectors
+from skattn.embeddings import check_embeddings_source, corpus_sentences, initial_vectors
 from skattn.epochs import EpochChoice, auto_epochs
 from skattn.erasure import fixed_column
 from skattn.explain import Explanations, token_scores_of
@@ -59,9 +59,15 @@ from skattn.net import (
     check_net_params,
     user_callback_types,
 )
-from skattn.streaming import DEFAULT_CHUNK_SIZE, iter_predictions
+from skattn.streaming import (
+    DEFAULT_CHUNK_SIZE,
+    is_document_stream,
+    iter_predictions,
+    stream_documents,
+)
 from skattn.text import PAD_ID, EncodedCorpus, TextEncoder
 from skattn.thresholds import THRESHOLD_OPTIONS, f1_thresholds, resolve_threshold
+from skattn.utils.ordering import DigestRecorder, canonical_order, text_digests
 from skattn.utils.params import POSITIVE_INT, Interval, Options, validate_params
 from skattn.utils.runtime import resolve_device, seeded, torch_threads
 from skattn.utils.validation import (
@@ -106,12 +112,15 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "validation_fraction": [Interval(Real, 0, 1, "neither"), None],
     "n_iter_no_change": [POSITIVE_INT],
     "checkpoint_dir": [str, os.PathLike, None],
+    "memmap_dir": [str, os.PathLike, None],
     "warm_start": ["boolean"],
     "callbacks": [list, None],
     "net_params": [dict, None],
     "class_weight": [Options({"balanced"}), dict, None],
     "threshold": [Interval(Real, 0, 1, "neither"), Options(THRESHOLD_OPTIONS)],
     "device": [str, None],
+    # An accelerate.Accelerator: checked by skattn.net when the net is built.
+    "accelerator": "no_validation",
     "threads": [POSITIVE_INT, None],
     "random_state": ["random_state"],
     "verbose": ["verbose"],
@@ -206,6 +215,8 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
     _text_params: tuple[str, ...] = ()
     #: Whether batches keep sentences apart.
     _hierarchical = False
+    #: Whether ``fit`` reads a document stream (see skattn.streaming.is_document_stream).
+    _reads_streams = True
     #: What an estimator pickled before skattn 0.3 had: no subwords, no
     #: element-wise clipping.
     subword_buckets = None
@@ -294,9 +305,9 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         """``X`` validated: a list with one sample (here a str) per row."""
         return check_text_input(X)
 
-    def _fit_encode(self, encoder: TextEncoder, X: list) -> EncodedCorpus:
-        """Fit ``encoder`` on validated samples and encode them."""
-        return encoder.fit_encode(X, validated=True)
+    def _fit_encode(self, encoder: TextEncoder, X: Iterable, memmap_dir=None) -> EncodedCorpus:
+        """Fit ``encoder`` on samples (validated a chunk at a time) and encode them."""
+        return encoder.fit_encode_stream(X, memmap_dir=memmap_dir)
 
     def _encode_input(self, encoder: TextEncoder, X: list) -> EncodedCorpus:
         """Encode validated samples with a fitted ``encoder``."""
@@ -306,22 +317,29 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         """The network's dataset over an encoded corpus."""
         return DocumentDataset(corpus, y, sample_weight, hierarchical=self._hierarchical)
 
-    def _texts(self, X: list) -> list[str]:
-        """The texts of samples (word vectors learn from their sentences)."""
-        return X
+    def _digests(self, X: list) -> np.ndarray:
+        """The digest of each validated sample, which the canonical order sorts by."""
+        return text_digests(X)
 
     def _vector_corpus(self, encoder: TextEncoder, X: list, corpus) -> EncodedCorpus:
         """The encoded texts count-based word vectors learn from."""
         return corpus
 
+    def _vector_texts(self, order: np.ndarray) -> np.ndarray:
+        """Positions in ``_vector_corpus`` of the texts of samples ``order``, in that order."""
+        return order
+
     # -- fitting -------------------------------------------------------------
-    def fit(self, X: Sequence[str], y: Sequence[Any], sample_weight=None):
+    def fit(self, X: Sequence[str] | Iterable[str], y: Sequence[Any], sample_weight=None):
         """Fit the vocabulary and train the network.
 
         Parameters
         ----------
-        X : list, tuple, 1-D array or pandas Series of str
-            Training documents.
+        X : list, tuple, 1-D array or pandas Series of str, or a stream
+            Training documents. A stream is read once, a chunk at a time,
+            and never held whole: a :class:`~skattn.streaming.DocumentFile`,
+            a pyarrow array, or any iterator (a generator, ``iter(list)``).
+            The fitted model is the same as for the list of its documents.
         y : array-like of shape (n_documents,) or (n_documents, n_outputs)
             Classifiers: labels, of any hashable type. Regressors: numbers,
             one per document or one row of outputs per document.
@@ -337,25 +355,49 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         check_embeddings_source(self.embeddings, self.embedding_dim)
         check_net_params(self.net_params)
         device = resolve_device(self.device)
-        X = self._check_input(X)
-        y = self._check_targets(y, len(X))
-        weights = None if sample_weight is None else check_sample_weight(sample_weight, len(X))
+        streamed = self._reads_streams and is_document_stream(X)
+        if not streamed:
+            X = self._check_input(X)
+        # A stream's documents are counted as they are encoded: until then
+        # the targets must agree with themselves (and are checked against
+        # the count before any training).
+        n_samples = _n_targets(y) if streamed else len(X)
+        y = self._check_targets(y, n_samples)
+        weights = None if sample_weight is None else check_sample_weight(sample_weight, n_samples)
         warm = self.warm_start and hasattr(self, "net_")
         targets, y_encoded = self._encode_targets(y, warm)
         class_weight = self._class_weights(targets, y_encoded)
-        # A canonical order makes the fitted model independent of the order
-        # the samples came in (batches, split and vectors all follow it);
-        # errors still name positions in the caller's order.
-        order = np.array(
-            sorted(range(len(X)), key=lambda i: (X[i], np.ravel(y_encoded[i]).tolist())),
-            dtype=np.int64,
-        )
         seed = seed_from(self.random_state)
         with contextlib.ExitStack() as stack:
             stack.enter_context(torch_threads(self.threads))
             stack.enter_context(seeded(seed, device))
+            memmap_dir = None
+            if self.memmap_dir is not None:
+                memmap_dir = stack.enter_context(
+                    tempfile.TemporaryDirectory(prefix="skattn-ids-", dir=self.memmap_dir)
+                )
             encoder = self.encoder_ if warm else self.build_encoder()
-            corpus = self._encode_input(encoder, X) if warm else self._fit_encode(encoder, X)
+            if streamed:
+                documents = DigestRecorder(stream_documents(X))
+                corpus = (
+                    encoder.encode_stream(documents, memmap_dir=memmap_dir)
+                    if warm
+                    else self._fit_encode(encoder, documents, memmap_dir)
+                )
+                digests = documents.digests()
+                check_same_length(len(corpus), y)
+            else:
+                corpus = (
+                    self._encode_input(encoder, X)
+                    if warm
+                    else self._fit_encode(encoder, X, memmap_dir)
+                )
+                digests = self._digests(X)
+            # A canonical order makes the fitted model independent of the
+            # order the samples came in, and a file equal to a list (batches,
+            # split and vectors all follow it); errors still name positions
+            # in the caller's order.
+            order = canonical_order(digests, y_encoded, weights)
             dataset = self._dataset(corpus, y_encoded, weights).subset(order)
             train, valid = self._split(dataset, seed, targets)
             checkpoint_dir = None
@@ -379,17 +421,16 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                 net.module_.load_state_dict(self.net_.module_.state_dict())
                 vectors, coverage, choices = None, self.embedding_coverage_, self.choices_
             else:
+                vector_corpus = self._vector_corpus(encoder, X, corpus)
                 initial = initial_vectors(
                     self.embeddings,
                     encoder,
-                    self._vector_corpus(encoder, X, corpus),
+                    vector_corpus,
                     self.embedding_dim,
                     seed,
-                    sentences=lambda: [
-                        s
-                        for doc in encoder.tokenize(self._texts([X[i] for i in order]))
-                        for s in doc
-                    ],
+                    sentences=lambda: corpus_sentences(
+                        vector_corpus, encoder.id_to_token_, self._vector_texts(order)
+                    ),
                 )
                 vectors, coverage = initial.matrix, initial.coverage
                 choices = {"embeddings": {"value": initial.source, "why": initial.reason}}
@@ -1370,3 +1411,18 @@ class AttentionRegressorBase(RegressorMixin, AttentionEstimatorBase):
         check_is_fitted(self, "net_")
         y = check_targets(y, len(self._check_input(X)))
         return super().score(X, y, sample_weight=sample_weight)
+
+
+def _n_targets(y: Any) -> int:
+    """How many samples ``y`` describes (for a streamed ``X``, which is counted later)."""
+    if y is None:
+        return 0  # the target checks refuse None with their own message
+    if hasattr(y, "shape"):
+        return int(y.shape[0])
+    try:
+        return len(y)
+    except TypeError:
+        raise TypeError(
+            f"y is a {type(y).__name__} without a length; when X is a stream, y must be "
+            "array-like (a list, an array, a Series), e.g. DocumentFile(path).column('label')."
+        ) from None

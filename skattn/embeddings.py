@@ -45,7 +45,7 @@ from skattn.pretrained import (
     named_vectors_installed,
     token_coverage,
 )
-from skattn.text import PAD_ID, EncodedCorpus
+from skattn.text import PAD_ID, RESERVED_TOKENS, EncodedCorpus
 
 #: Standard deviation of each component of an initial vector, comparable
 #: to what the networks train well from.
@@ -456,6 +456,46 @@ def stable_hash(text: str) -> int:
     True
     """
     return zlib.crc32(text.encode("utf-8"))
+
+
+def corpus_sentences(
+    corpus: EncodedCorpus, id_to_token: Sequence[str], documents: Sequence[int]
+) -> list[list[str]]:
+    """The sentences of ``documents`` of an encoded corpus as the words the vocabulary kept.
+
+    What word2vec learns from (:func:`train_word2vec`): built from the ids,
+    so a corpus that was streamed needs no second read of its text. Tokens
+    outside the vocabulary and the reserved tokens are left out, as
+    gensim leaves out words below its own ``min_count``.
+
+    Parameters
+    ----------
+    corpus : EncodedCorpus
+    id_to_token : sequence of str
+        The encoder's ``id_to_token_``.
+    documents : sequence of int
+        Positions of the documents, in the order wanted.
+
+    Returns
+    -------
+    list of list of str
+
+    Examples
+    --------
+    >>> from skattn.text import TextEncoder
+    >>> enc = TextEncoder(min_count=2, sentence_split="punctuation")
+    >>> corpus = enc.fit_encode(["a b. c", "a b"])
+    >>> corpus_sentences(corpus, enc.id_to_token_, [1, 0])
+    [['a', 'b'], ['a', 'b'], []]
+    """
+    first_word = len(RESERVED_TOKENS)
+    ids, offsets = corpus.token_ids, corpus.sentence_offsets
+    sentences = []
+    for document in np.asarray(documents).tolist():
+        for j in range(corpus.document_offsets[document], corpus.document_offsets[document + 1]):
+            kept = ids[offsets[j] : offsets[j + 1]]
+            sentences.append([id_to_token[i] for i in kept[kept >= first_word].tolist()])
+    return sentences
 
 
 def train_word2vec(

@@ -26,6 +26,7 @@ from skattn.modules.pair import SelfAttentivePairNet
 from skattn.pair_data import PairCorpus, PairDataset, check_pair_input
 from skattn.regressors import REGRESSOR_CONSTRAINTS
 from skattn.text import DEFAULT_TOKEN_PATTERN, EncodedCorpus, TextEncoder
+from skattn.utils.ordering import text_digests
 from skattn.utils.params import POSITIVE_INT, Options
 from skattn.utils.validation import as_label_array, check_same_length
 
@@ -45,6 +46,8 @@ class SelfAttentivePairModel(TransformerMixin):
     """
 
     _module_class = SelfAttentivePairNet
+    #: Pairs are read whole (a list of pairs or a two-column table).
+    _reads_streams = False
     #: Samples are pairs of texts (tools that erase tokens of one text refuse it).
     _reads_pairs = True
     _base_epochs = SelfAttentiveModel._base_epochs
@@ -173,7 +176,7 @@ class SelfAttentivePairModel(TransformerMixin):
     def _check_input(self, X: Any) -> list[tuple[str, str]]:
         return check_pair_input(X)
 
-    def _fit_encode(self, encoder: TextEncoder, X: list) -> PairCorpus:
+    def _fit_encode(self, encoder: TextEncoder, X: list, memmap_dir=None) -> PairCorpus:
         return PairCorpus.fit_encode(encoder, X)
 
     def _encode_input(self, encoder: TextEncoder, X: list) -> PairCorpus:
@@ -182,11 +185,16 @@ class SelfAttentivePairModel(TransformerMixin):
     def _dataset(self, corpus, y=None, sample_weight=None) -> PairDataset:
         return PairDataset(corpus, y, sample_weight)
 
-    def _texts(self, X: list) -> list[str]:
-        return [text for pair in X for text in pair]
+    def _digests(self, X: list) -> np.ndarray:
+        # The length of the first text keeps ("ab", "c") apart from ("a", "bc").
+        return text_digests(f"{len(a)}:{a}{b}" for a, b in X)
 
     def _vector_corpus(self, encoder: TextEncoder, X: list, corpus) -> EncodedCorpus:
-        return encoder.encode(self._texts(X), validated=True)
+        return encoder.encode([text for pair in X for text in pair], validated=True)
+
+    def _vector_texts(self, order: np.ndarray) -> np.ndarray:
+        # Pair i is texts 2i and 2i + 1 of _vector_corpus.
+        return np.stack([2 * order, 2 * order + 1], axis=1).ravel()
 
     # -- outputs ----------------------------------------------------------------
     def transform(self, X) -> np.ndarray:
@@ -374,12 +382,14 @@ class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBas
         validation_fraction: float | None = None,
         n_iter_no_change: int = 3,
         checkpoint_dir: str | None = None,
+        memmap_dir: str | None = None,
         warm_start: bool = False,
         callbacks: list | None = None,
         net_params: dict | None = None,
         class_weight: str | dict | None = None,
         threshold: str | float = "auto",
         device: str | None = "cpu",
+        accelerator=None,
         threads: int | None = 1,
         random_state=None,
         verbose: int = 0,
@@ -421,12 +431,14 @@ class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBas
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.checkpoint_dir = checkpoint_dir
+        self.memmap_dir = memmap_dir
         self.warm_start = warm_start
         self.callbacks = callbacks
         self.net_params = net_params
         self.class_weight = class_weight
         self.threshold = threshold
         self.device = device
+        self.accelerator = accelerator
         self.threads = threads
         self.random_state = random_state
         self.verbose = verbose
@@ -529,10 +541,12 @@ class SelfAttentivePairRegressor(SelfAttentivePairModel, AttentionRegressorBase)
         validation_fraction: float | None = None,
         n_iter_no_change: int = 3,
         checkpoint_dir: str | None = None,
+        memmap_dir: str | None = None,
         warm_start: bool = False,
         callbacks: list | None = None,
         net_params: dict | None = None,
         device: str | None = "cpu",
+        accelerator=None,
         threads: int | None = 1,
         random_state=None,
         verbose: int = 0,
@@ -574,10 +588,12 @@ class SelfAttentivePairRegressor(SelfAttentivePairModel, AttentionRegressorBase)
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.checkpoint_dir = checkpoint_dir
+        self.memmap_dir = memmap_dir
         self.warm_start = warm_start
         self.callbacks = callbacks
         self.net_params = net_params
         self.device = device
+        self.accelerator = accelerator
         self.threads = threads
         self.random_state = random_state
         self.verbose = verbose

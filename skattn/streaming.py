@@ -10,6 +10,12 @@ attention estimators expose it as ``predict_iter``, ``predict_proba_iter``
 and ``transform_iter``; ``python -m skattn predict`` streams a file
 through it. Memory then grows with ``chunk_size``, not with the number of
 documents.
+
+Fitting streams too: an estimator's ``fit`` takes a :class:`DocumentFile`
+(a CSV, JSON Lines or Parquet file read a chunk at a time, as often as
+needed), a pyarrow array or any iterator of documents
+(:func:`is_document_stream`), and encodes it chunk by chunk into flat
+int32 arrays.
 """
 
 from __future__ import annotations
@@ -23,7 +29,16 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "in_stream", "iter_chunks", "iter_documents", "iter_predictions"]
+__all__ = [
+    "DEFAULT_CHUNK_SIZE",
+    "DocumentFile",
+    "in_stream",
+    "is_document_stream",
+    "iter_chunks",
+    "iter_documents",
+    "iter_predictions",
+    "stream_documents",
+]
 
 #: Documents per chunk: large enough that batching and sorting by length
 #: still pay, small enough that a chunk's text and outputs stay a few MB.
@@ -175,17 +190,26 @@ def iter_documents(path: str | os.PathLike, text_column: str = "text") -> Iterat
     if suffix == ".parquet":
         yield from _parquet_documents(path, text_column)
         return
-    with open(path, encoding="utf-8", newline="") as handle:
-        if suffix == ".csv":
-            rows: Iterable[dict] = csv.DictReader(handle)
-        elif suffix in (".jsonl", ".ndjson"):
-            rows = (json.loads(line) for line in handle if line.strip())
-        else:
+    if suffix not in _TABLE_SUFFIXES:
+        with open(path, encoding="utf-8", newline="") as handle:
             for line in handle:
                 yield line.rstrip("\r\n")
-            return
-        for number, row in enumerate(rows, start=1):
-            yield _text_of(row, text_column, path, number)
+        return
+    for number, row in enumerate(_table_rows(path), start=1):
+        yield _text_of(row, text_column, path, number)
+
+
+#: Files read as tables of named columns (Parquet aside).
+_TABLE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
+
+
+def _table_rows(path: Path) -> Iterator[dict]:
+    """The rows of a CSV or JSON Lines file, one dict at a time."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        if path.suffix.lower() == ".csv":
+            yield from csv.DictReader(handle)
+        else:
+            yield from (json.loads(line) for line in handle if line.strip())
 
 
 def _text_of(row: dict, column: str, path: Path, number: int) -> str:
@@ -200,6 +224,14 @@ def _text_of(row: dict, column: str, path: Path, number: int) -> str:
 
 
 def _parquet_documents(path: Path, column: str) -> Iterator[str]:
+    for number, text in enumerate(_parquet_values(path, column), start=1):
+        if not isinstance(text, str):
+            raise ValueError(f"{path}: row {number}: {column!r} is {text!r}, not text.")
+        yield text
+
+
+def _parquet_values(path: Path, column: str) -> Iterator[Any]:
+    """The values of one column of a Parquet file, a record batch at a time."""
     try:
         import pyarrow.parquet as parquet
     except ImportError as error:  # pragma: no cover - pyarrow is in the dev extra
@@ -207,10 +239,119 @@ def _parquet_documents(path: Path, column: str) -> Iterator[str]:
     table = parquet.ParquetFile(path)
     if column not in table.schema_arrow.names:
         raise ValueError(f"{path} has no column {column!r} ({table.schema_arrow.names}).")
-    number = 0
     for batch in table.iter_batches(columns=[column]):
-        for text in batch.column(0).to_pylist():
-            number += 1
-            if not isinstance(text, str):
-                raise ValueError(f"{path}: row {number}: {column!r} is {text!r}, not text.")
-            yield text
+        yield from batch.column(0).to_pylist()
+
+
+class DocumentFile:
+    """A file of documents that ``fit`` (or anything iterating it) reads lazily, chunk by chunk.
+
+    Iterating it yields the documents (:func:`iter_documents`), anew each
+    time; :meth:`column` reads another column (the labels) in the same row
+    order. An estimator's ``fit`` then never holds the texts: it encodes
+    them a chunk at a time into flat int32 arrays.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.csv`` (with a header row), ``.jsonl`` / ``.ndjson`` or
+        ``.parquet``; any other file is read as one document a line.
+    text_column : str, default="text"
+        The column holding the text.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skattn import SelfAttentiveClassifier
+    >>> path = os.path.join(tempfile.mkdtemp(), "train.jsonl")
+    >>> with open(path, "w") as f:
+    ...     for text, label in [("good film", "pos"), ("bad film", "neg")] * 4:
+    ...         _ = f.write(f'{{"text": "{text}", "label": "{label}"}}\\n')
+    >>> train = DocumentFile(path)
+    >>> train.column("label")[:2]
+    ['pos', 'neg']
+    >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
+    >>> clf.fit(train, train.column("label")).predict(["good film"]).shape
+    (1,)
+    """
+
+    def __init__(self, path: str | os.PathLike, text_column: str = "text"):
+        self.path = Path(path)
+        self.text_column = text_column
+        if not self.path.is_file():
+            raise FileNotFoundError(f"{self.path}: no such file")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter_documents(self.path, self.text_column)
+
+    def __repr__(self) -> str:
+        return f"DocumentFile({str(self.path)!r}, text_column={self.text_column!r})"
+
+    def column(self, name: str) -> list:
+        """Every value of column ``name``, in row order (read in one pass).
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        list
+            CSV values are strings; JSON Lines and Parquet keep their types
+            (a JSON list stays a list: multi-label rows).
+
+        Raises
+        ------
+        ValueError
+            A row without ``name``, or a file of plain lines (no columns).
+        """
+        suffix = self.path.suffix.lower()
+        if suffix == ".parquet":
+            return list(_parquet_values(self.path, name))
+        if suffix not in _TABLE_SUFFIXES:
+            raise ValueError(f"{self.path} holds one document a line: it has no column {name!r}.")
+        values = []
+        for number, row in enumerate(_table_rows(self.path), start=1):
+            if name not in row:
+                raise ValueError(
+                    f"{self.path}: row {number} has no column {name!r}; its columns are "
+                    f"{sorted(row)}."
+                )
+            values.append(row[name])
+        return values
+
+
+def is_document_stream(X: Any) -> bool:
+    """Whether ``fit`` reads ``X`` as a stream: a DocumentFile, an iterator or a pyarrow array.
+
+    Lists, tuples, arrays and pandas Series are read whole, as before.
+
+    Examples
+    --------
+    >>> is_document_stream(iter(["a"])), is_document_stream(["a"])
+    (True, False)
+    """
+    return isinstance(X, (DocumentFile, Iterator)) or _is_arrow_array(X)
+
+
+def stream_documents(X: Any, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Iterable[Any]:
+    """The items of a document stream one at a time (a pyarrow array a slice at a time).
+
+    Examples
+    --------
+    >>> list(stream_documents(iter(["a", "b"])))
+    ['a', 'b']
+    """
+    if not _is_arrow_array(X):
+        return X
+    chunks = getattr(X, "chunks", [X])  # a ChunkedArray, or one Array
+    return (
+        text
+        for chunk in chunks
+        for start in range(0, len(chunk), chunk_size)
+        for text in chunk.slice(start, chunk_size).to_pylist()
+    )
+
+
+def _is_arrow_array(X: Any) -> bool:
+    return type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pylist")

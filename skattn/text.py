@@ -185,8 +185,9 @@ class EncodedCorpus:
 
     Attributes
     ----------
-    token_ids : ndarray of int64, shape (n_tokens,)
-        Every kept token of every document, in order.
+    token_ids : ndarray of int32, shape (n_tokens,)
+        Every kept token of every document, in order (int32: half the
+        memory of int64; batches are int64).
     sentence_offsets : ndarray of int64, shape (n_sentences + 1,)
         Sentence ``j`` is ``token_ids[sentence_offsets[j]:sentence_offsets[j + 1]]``.
     document_offsets : ndarray of int64, shape (n_documents + 1,)
@@ -199,7 +200,7 @@ class EncodedCorpus:
         ``max_sentence_length``), how many documents it shortened.
     n_blank : int
         How many documents yielded no token (encoded as ``<empty>``).
-    token_types : ndarray of int64, shape (n_tokens,), or None
+    token_types : ndarray of int32, shape (n_tokens,), or None
         With subwords (``subword_buckets``): each token's row in
         ``subword_table`` (one row per distinct token of this corpus, known
         to the vocabulary or not).
@@ -216,7 +217,7 @@ class EncodedCorpus:
     >>> [[enc.id_to_token_[i] for i in s] for s in corpus.sentences(0)]
     [['good', 'film', '.'], ['loved', 'it', '!']]
     >>> corpus.token_ids.dtype, corpus.sentence_offsets.tolist(), corpus.document_offsets.tolist()
-    (dtype('int64'), [0, 3, 6, 8], [0, 2, 3])
+    (dtype('int32'), [0, 3, 6, 8], [0, 2, 3])
     """
 
     token_ids: np.ndarray
@@ -267,20 +268,23 @@ def _offsets(lengths: np.ndarray) -> np.ndarray:
 #: Ids mapped and written at a time when a streamed corpus goes to disk.
 _SLICE = 1 << 20
 
+#: dtype of token ids (and subword rows) in an EncodedCorpus.
+ID_DTYPE = np.int32
+
 
 def _final_ids(provisional: np.ndarray, lookup, folder, name: str) -> np.ndarray:
-    """int64 ids from provisional ones: ``lookup[provisional]``, or ``provisional + 1``
+    """int32 ids from provisional ones: ``lookup[provisional]``, or ``provisional + 1``
     without a lookup (subword rows). With ``folder``: written slice by slice to
     ``folder/name.npy`` (never whole in memory) and returned memory-mapped, read-only."""
 
     def mapped(part):
-        return (part.astype(np.int64) + 1) if lookup is None else lookup[part]
+        return (part + 1) if lookup is None else lookup[part]
 
     if folder is None:
         return mapped(provisional)
     path = Path(folder) / f"{name}.npy"
     with open(path, "wb") as handle:
-        header = {"descr": np.dtype(np.int64).str, "fortran_order": False}
+        header = {"descr": np.dtype(ID_DTYPE).str, "fortran_order": False}
         np.lib.format.write_array_header_1_0(handle, {**header, "shape": (len(provisional),)})
         for start in range(0, len(provisional), _SLICE):
             handle.write(mapped(provisional[start : start + _SLICE]).tobytes())
@@ -702,6 +706,42 @@ class TextEncoder(BaseEstimator):
         True
         """
         validate_params(self)
+        return self._encode_stream(X, chunk_size, memmap_dir, fit=True)
+
+    def encode_stream(
+        self,
+        X: Iterable[str],
+        *,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        memmap_dir: str | os.PathLike | None = None,
+    ) -> EncodedCorpus:
+        """Encode a stream of documents with the fitted vocabulary, a chunk at a time.
+
+        The same :class:`EncodedCorpus` as :meth:`encode` of the whole list
+        (see :meth:`fit_encode_stream` for the parameters).
+
+        Parameters
+        ----------
+        X : iterable of str
+        chunk_size : int, default=4096
+        memmap_dir : str or path-like, optional
+
+        Returns
+        -------
+        EncodedCorpus
+
+        Examples
+        --------
+        >>> enc = TextEncoder().fit(["a b c"])
+        >>> enc.encode_stream(iter(["c a", "b"]), chunk_size=1).token_ids.tolist()
+        [5, 3, 4]
+        """
+        check_is_fitted(self, "vocabulary_")
+        return self._encode_stream(X, chunk_size, memmap_dir, fit=False)
+
+    def _encode_stream(self, X, chunk_size, memmap_dir, fit: bool) -> EncodedCorpus:
+        """One pass over ``X``: provisional ids per chunk, mapped to the vocabulary at the end
+        (fitted from the stream's counts first when ``fit``)."""
         tokenize_one = self._document_tokenizer()
         provisional: dict[str, int] = {}  # token -> id in order of first appearance
         counts = np.zeros(0, dtype=np.int64)
@@ -715,16 +755,16 @@ class TextEncoder(BaseEstimator):
                 raise in_stream(error, n_documents, len(chunk)) from error
             results = [tokenize_one(doc) for doc in documents]
             sentences = [s for doc, _ in results for s in doc]
-            # int32 while the stream lasts: half the memory of the final ids.
             chunk_ids = np.fromiter(
                 (
                     provisional.setdefault(t, len(provisional))
                     for t in chain.from_iterable(sentences)
                 ),
-                dtype=np.int32,
+                dtype=ID_DTYPE,
             )
-            counts = np.pad(counts, (0, len(provisional) - len(counts)))
-            counts += np.bincount(chunk_ids, minlength=len(provisional))
+            if fit:
+                counts = np.pad(counts, (0, len(provisional) - len(counts)))
+                counts += np.bincount(chunk_ids, minlength=len(provisional))
             ids.append(chunk_ids)
             sentence_lengths.append(np.fromiter(map(len, sentences), dtype=np.int64))
             sentence_counts.append(np.fromiter((len(doc) for doc, _ in results), dtype=np.int64))
@@ -734,14 +774,15 @@ class TextEncoder(BaseEstimator):
             n_documents += len(documents)
         if n_documents == 0:
             raise ValueError("X is empty; at least one document is needed.")
-        self._fit_vocabulary_from_counts(dict(zip(provisional, counts.tolist())), n_documents)
+        if fit:
+            self._fit_vocabulary_from_counts(dict(zip(provisional, counts.tolist())), n_documents)
         lookup = {**self.vocabulary_, EMPTY_TOKEN: self.empty_id_}
-        to_final = np.fromiter((lookup.get(t, UNK_ID) for t in provisional), dtype=np.int64)
+        to_final = np.fromiter((lookup.get(t, UNK_ID) for t in provisional), dtype=ID_DTYPE)
         provisional_ids = np.concatenate(ids)
         ids.clear()  # the chunks' arrays go before the final ones are made
         token_types = table = None
         if self.subword_buckets is not None:
-            # The rows of the subword table follow first appearance, as in fit_encode.
+            # The rows of the subword table follow first appearance, as in encode.
             token_types = _final_ids(provisional_ids, None, memmap_dir, "token_types")
             words = [None] + [None if t in RESERVED_TOKENS else t for t in provisional]
             table = subword_table(words, self.subword_buckets)
@@ -762,7 +803,7 @@ class TextEncoder(BaseEstimator):
         lookup = {**self.vocabulary_, EMPTY_TOKEN: self.empty_id_}.get
         sentences = [s for doc, _ in results for s in doc]
         token_ids = np.fromiter(
-            (lookup(t, UNK_ID) for t in chain.from_iterable(sentences)), dtype=np.int64
+            (lookup(t, UNK_ID) for t in chain.from_iterable(sentences)), dtype=ID_DTYPE
         )
         sentence_offsets = _offsets(np.fromiter(map(len, sentences), dtype=np.int64))
         document_offsets = _offsets(np.fromiter((len(d) for d, _ in results), dtype=np.int64))
@@ -774,7 +815,7 @@ class TextEncoder(BaseEstimator):
             types: dict[str, int] = {}
             token_types = np.fromiter(
                 (types.setdefault(t, len(types) + 1) for t in chain.from_iterable(sentences)),
-                dtype=np.int64,
+                dtype=ID_DTYPE,
                 count=len(token_ids),
             )
             words = [None] + [None if t in RESERVED_TOKENS else t for t in types]

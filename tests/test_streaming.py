@@ -4,11 +4,12 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from skattn import save
 from skattn.__main__ import main
 from skattn.compare import read_documents
-from skattn.streaming import iter_chunks, iter_documents, iter_predictions
+from skattn.streaming import DocumentFile, iter_chunks, iter_documents, iter_predictions
 
 from estimators import small_hierarchical, small_self_attentive
 
@@ -176,3 +177,116 @@ def test_a_streamed_encoding_can_live_on_disk(polarity_small, tmp_path):
     batch, _ = DocumentDataset(on_disk, np.zeros(200, dtype=np.int64)).collate(np.arange(5))
     reference, _ = DocumentDataset(whole, np.zeros(200, dtype=np.int64)).collate(np.arange(5))
     np.testing.assert_array_equal(batch["tokens"].numpy(), reference["tokens"].numpy())
+
+
+# -- fitting from a stream ------------------------------------------------------
+
+
+def _write_table(path, columns):
+    """A CSV, JSON Lines or Parquet file of these columns."""
+    rows = [dict(zip(columns, values)) for values in zip(*columns.values())]
+    if path.suffix == ".parquet":
+        pyarrow = pytest.importorskip("pyarrow")
+        import pyarrow.parquet as parquet
+
+        parquet.write_table(pyarrow.table(columns), path, row_group_size=97)
+    elif path.suffix == ".csv":
+        import csv
+
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(columns))
+            writer.writeheader()
+            writer.writerows(rows)
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return DocumentFile(path)
+
+
+def _assert_same_model(a, b):
+    assert a.encoder_.id_to_token_ == b.encoder_.id_to_token_
+    np.testing.assert_array_equal(a.encoder_.token_counts_, b.encoder_.token_counts_)
+    weights_a, weights_b = a.net_.module_.state_dict(), b.net_.module_.state_dict()
+    assert weights_a.keys() == weights_b.keys()
+    for name in weights_a:
+        # Same data in the same order with the same seed: the same arithmetic.
+        assert torch.equal(weights_a[name], weights_b[name]), name
+    assert a.choices_ == b.choices_
+
+
+@pytest.fixture(scope="module")
+def polarity_fit_data(polarity_small):
+    X, y = polarity_small
+    return X[:400], [str(label) for label in y[:400]]
+
+
+@pytest.fixture(scope="module")
+def list_model(polarity_fit_data):
+    X, y = polarity_fit_data
+    return small_self_attentive(max_epochs=1).fit(X, y)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet"])
+def test_a_file_source_and_a_list_give_identical_models(
+    suffix, polarity_fit_data, list_model, tmp_path
+):
+    X, y = polarity_fit_data
+    train = _write_table(tmp_path / f"train{suffix}", {"text": X, "label": y})
+    assert train.column("label") == y
+    from_file = small_self_attentive(max_epochs=1).fit(train, train.column("label"))
+    _assert_same_model(from_file, list_model)
+    np.testing.assert_array_equal(from_file.predict(X[:50]), list_model.predict(X[:50]))
+
+
+def test_other_streams_and_other_orders_give_the_same_model(polarity_fit_data, list_model):
+    X, y = polarity_fit_data
+    _assert_same_model(small_self_attentive(max_epochs=1).fit(iter(X), y), list_model)
+    pyarrow = pytest.importorskip("pyarrow")
+    column = pyarrow.chunked_array([X[:150], X[150:]])
+    _assert_same_model(small_self_attentive(max_epochs=1).fit(column, y), list_model)
+    # The caller's order does not matter: the fit sorts by text digest.
+    order = np.random.RandomState(1).permutation(len(X))
+    shuffled = small_self_attentive(max_epochs=1).fit((X[i] for i in order), [y[i] for i in order])
+    _assert_same_model(shuffled, list_model)
+
+
+@pytest.mark.parametrize("factory", [small_self_attentive, small_hierarchical])
+def test_streamed_fits_match_lists_with_word2vec_memmaps_and_warm_starts(
+    factory, polarity_fit_data, tmp_path
+):
+    pytest.importorskip("gensim")
+    X, y = polarity_fit_data
+    params = dict(max_epochs=1, embeddings="word2vec", validation_fraction=0.2)
+    listed = factory(**params).fit(X, y)
+    streamed = factory(**params, memmap_dir=tmp_path).fit((x for x in X), y)
+    _assert_same_model(streamed, listed)
+    assert list(tmp_path.iterdir()) == []  # the memory-mapped ids went with the fit
+    # A second fit of a warm start continues from the first, list or stream alike.
+    listed.set_params(warm_start=True).fit(X, y)
+    streamed.set_params(warm_start=True).fit(iter(X), y)
+    _assert_same_model(streamed, listed)
+
+
+def test_a_stream_is_checked_before_training(polarity_fit_data, tmp_path):
+    X, y = polarity_fit_data
+    model = small_self_attentive(max_epochs=1)
+    with pytest.raises(ValueError, match="X has 400 documents but y has 399 labels"):
+        model.fit(iter(X), y[:399])
+    assert not hasattr(model, "net_")
+    with pytest.raises(TypeError, match=r"X\[7\] is None"):
+        model.fit(iter([*X[:7], None, *X[8:]]), y)
+    with pytest.raises(TypeError, match="y must be array-like"):
+        model.fit(iter(X), (label for label in y))
+    lines = tmp_path / "plain.txt"
+    lines.write_text("a\nb\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no column 'label'"):
+        DocumentFile(lines).column("label")
+    with pytest.raises(FileNotFoundError):
+        DocumentFile(tmp_path / "missing.jsonl")
+
+
+def test_pair_models_say_they_read_pairs_whole():
+    from skattn import SelfAttentivePairClassifier
+
+    pairs = iter([("a man sings", "a person sings")] * 4)
+    with pytest.raises(TypeError, match="pair"):
+        SelfAttentivePairClassifier(max_epochs=1).fit(pairs, [0, 1, 0, 1])

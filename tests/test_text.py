@@ -17,7 +17,7 @@ def test_vocabulary_respects_min_count_and_max_vocab_with_distinct_reserved_ids(
 def test_corpus_is_flat_arrays_with_offsets():
     enc = TextEncoder(sentence_split="punctuation").fit(["x y. z", "y"])
     corpus = enc.encode(["x y. z", "y", "z z z"])
-    assert corpus.token_ids.dtype == np.int64 and corpus.token_ids.ndim == 1
+    assert corpus.token_ids.dtype == np.int32 and corpus.token_ids.ndim == 1
     assert corpus.sentence_offsets.tolist() == [0, 3, 4, 5, 8]
     assert corpus.document_offsets.tolist() == [0, 2, 3, 4]
     assert corpus.document_lengths.tolist() == [4, 1, 3]
