@@ -12,7 +12,7 @@ reports the second (steady) epoch's docs/s and tokens/s, the peak RSS, and
 what these give for one epoch over the papers' training splits (80% of
 Yelp 2015's 1,569,264 reviews and of Amazon's 3,650,000, as Yang et al.
 split them): hours on one CPU core, and the memory of the encoded training
-corpus (int64 ids). One JSON line per corpus shape.
+corpus (int32 ids, as ``fit`` keeps them). One JSON line per corpus shape.
 """
 
 from __future__ import annotations
@@ -35,8 +35,11 @@ def main() -> None:
 
     from skattn import HierarchicalAttentionClassifier
     from skattn.datasets import fetch_sentence_polarity
+    from skattn.text import ID_DTYPE
 
     from _common import peak_rss_mb
+
+    ID_BYTES = np.dtype(ID_DTYPE).itemsize
 
     X, y = fetch_sentence_polarity(return_X_y=True)
     rng = np.random.default_rng(0)
@@ -69,7 +72,7 @@ def main() -> None:
                     "peak_rss_mib": round(peak_rss_mb()),
                     "paper_training_documents": paper,
                     "paper_epoch_hours_one_core": round(paper / docs_per_s / 3600, 1),
-                    "paper_ids_gib": round(paper * tokens_per_doc * 8 / 2**30, 2),
+                    "paper_ids_gib": round(paper * tokens_per_doc * ID_BYTES / 2**30, 2),
                 }
             ),
             flush=True,

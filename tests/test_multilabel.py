@@ -185,16 +185,18 @@ def test_binary_f1_threshold_helps_a_rare_class(polarity):
     X_train, y_train, X_test, y_test = X[:3000], y[:3000], X[3000:4500], y[3000:4500]
     params = {"max_epochs": 6, "validation_fraction": 0.3}
     tuned = small_self_attentive(threshold="f1", **params).fit(X_train, y_train)
-    argmax = small_self_attentive(**params).fit(X_train, y_train)
-    assert tuned.thresholds_.shape == (1,) and argmax.thresholds_ is None
+    assert tuned.thresholds_.shape == (1,)
+    assert small_self_attentive(max_epochs=1).fit(X[:200], y[:200]).thresholds_ is None
     proba = tuned.predict_proba(X_test)[:, 1]
     np.testing.assert_array_equal(
         tuned.predict(X_test), np.where(proba >= tuned.thresholds_[0], "pos", "neg")
     )
-    # Measured here: F1 of the rare class 0.270 with the tuned threshold, 0.0 at argmax.
+    # The same network decided at 0.5 instead (what argmax does for two classes).
+    # Measured here with seeds 0, 1, 2: F1 of the rare class 0.38 / 0.34 / 0.34
+    # with the tuned threshold against 0.30 / 0.13 / 0.21 at 0.5.
     f1_tuned = f1_score(y_test, tuned.predict(X_test), pos_label="pos")
-    f1_argmax = f1_score(y_test, argmax.predict(X_test), pos_label="pos", zero_division=0)
-    assert f1_tuned > f1_argmax + 0.1
+    f1_half = f1_score(y_test == "pos", proba >= 0.5, zero_division=0)
+    assert f1_tuned > f1_half + 0.05
 
 
 # -- scikit-learn's tools ----------------------------------------------------
