@@ -116,7 +116,7 @@ def _write_corpus(path: Path, n: int) -> None:
     picks = np.random.default_rng(0).integers(0, len(X), size=n)
     with open(path, "w", encoding="utf-8") as handle:
         for i in picks:
-            handle.write(json.dumps({"text": X[i], "label": int(y[i])}) + "\n")
+            handle.write(json.dumps({"text": X[i], "label": str(y[i])}) + "\n")
 
 
 def _run(code: str) -> list[float]:

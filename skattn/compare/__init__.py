@@ -24,9 +24,11 @@ Every public name is importable from ``skattn.compare``.
 """
 
 from skattn.compare.evaluation import (
+    FoldRun,
     check_cv,
     compare,
     drop_rare_classes,
+    fold_runs,
     min_class_size,
     rare_classes,
 )
@@ -63,6 +65,8 @@ from skattn.compare.stats import (
 )
 
 __all__ = [
+    "FoldRun",
+    "fold_runs",
     "ATTENTION_MODEL",
     "BASELINE_KINDS",
     "FAITHFULNESS_METHODS",

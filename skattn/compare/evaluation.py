@@ -11,8 +11,10 @@ nps_chat, whose rarest dialogue acts have 35 and 38 posts).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from numbers import Integral
+from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
@@ -221,39 +223,124 @@ def compare(
     y = np.asarray(y)
     splits = _splits(y, cv, test_size, test_mask, random_state)
     results = []
+
+    def score(y_test, predicted):
+        return np.asarray(predicted == y_test, dtype=bool)
+
+    def describe(correct):
+        return f"accuracy {np.mean(correct):.4f}"
+
+    runs = fold_runs(X, y, models, splits, score, describe, random_state, progress, on_last_fold)
+    for run in runs:
+        accuracies = [float(np.mean(correct)) for correct in run.scores]
+        results.append(
+            {
+                "model": run.name,
+                "kind": run.kind,
+                "accuracies": accuracies,
+                "accuracy_mean": float(np.mean(accuracies)),
+                "accuracy_std": float(np.std(accuracies)),
+                "fit_seconds": float(np.mean(run.fit_seconds)),
+                "fit_seconds_folds": run.fit_seconds,
+                "predict_docs_per_s": float(np.mean(run.predict_rates)),
+                "n_train": [len(train) for train, _ in splits],
+                "test_indices": [test for _, test in splits],
+                "correct": run.scores,
+            }
+        )
+    return add_statistics(results)
+
+
+@dataclass
+class FoldRun:
+    """One model's pass over the splits of a comparison (see :func:`fold_runs`).
+
+    Attributes
+    ----------
+    name : str
+    kind : str or None
+        The ``kind`` of the model's factory.
+    scores : list
+        What ``score`` returned for each fold.
+    fit_seconds, predict_rates : list of float
+        Fit time and predicted documents per second of each fold.
+
+    Examples
+    --------
+    >>> run = FoldRun("lr", None, scores=[0.75, 0.25])
+    >>> run.name, sum(run.scores) / len(run.scores)
+    ('lr', 0.5)
+    """
+
+    name: str
+    kind: str | None
+    scores: list = field(default_factory=list)
+    fit_seconds: list = field(default_factory=list)
+    predict_rates: list = field(default_factory=list)
+
+
+def fold_runs(
+    X: np.ndarray,
+    y,
+    models: dict[str, Callable[[], BaseEstimator]],
+    splits: list[tuple[np.ndarray, np.ndarray]],
+    score: Callable[[Any, Any], Any],
+    describe: Callable[[Any], str],
+    random_state: int | None = 0,
+    progress: Callable[[str], None] = print,
+    on_last_fold: Callable[[str, BaseEstimator, np.ndarray, Any], None] | None = None,
+) -> Iterator[FoldRun]:
+    """Fit, time and score every model on every split: the loop both comparisons share.
+
+    Parameters
+    ----------
+    X : ndarray of str (object)
+    y : ndarray or matrix indexable by rows
+    models : dict of str to callable
+        Name → factory of an unfitted estimator.
+    splits : list of (train indices, test indices)
+    score : callable
+        ``score(y_test, predicted)``: what a fold keeps.
+    describe : callable
+        ``describe(score)``: the measure in the fold's progress line.
+    random_state : int or None, default=0
+        Set on every model before each fit (:func:`set_random_state`).
+    progress : callable, default=print
+    on_last_fold : callable, optional
+        ``on_last_fold(name, fitted_model, X_test, y_test)`` after each
+        model's last fold.
+
+    Yields
+    ------
+    FoldRun
+        One per model, after its last fold.
+
+    Examples
+    --------
+    >>> from skattn.baselines import tfidf_logreg
+    >>> X = np.array(["good", "bad"] * 6, dtype=object)
+    >>> y = np.array([1, 0] * 6)
+    >>> splits = [(np.arange(8), np.arange(8, 12))]
+    >>> [run] = fold_runs(X, y, {"lr": tfidf_logreg}, splits,
+    ...                   score=lambda t, p: np.mean(t == p), describe=str, progress=len)
+    >>> run.name, run.scores
+    ('lr', [np.float64(1.0)])
+    """
     for name, factory in models.items():
-        accuracies, fit_seconds, predict_rates, correct = [], [], [], []
+        run = FoldRun(name, getattr(factory, "kind", None))
         for fold, (train, test) in enumerate(splits, start=1):
             model = set_random_state(clone(factory()), random_state)
             start = time.perf_counter()
             model.fit(X[train], y[train])
-            fit_time = time.perf_counter() - start
+            run.fit_seconds.append(time.perf_counter() - start)
             start = time.perf_counter()
             predicted = model.predict(X[test])
-            predict_time = time.perf_counter() - start
-            correct.append(np.asarray(predicted == y[test], dtype=bool))
-            accuracies.append(float(np.mean(correct[-1])))
-            fit_seconds.append(fit_time)
-            predict_rates.append(len(test) / predict_time)
+            run.predict_rates.append(len(test) / (time.perf_counter() - start))
+            run.scores.append(score(y[test], predicted))
             progress(
-                f"{name} fold {fold}/{len(splits)}: accuracy {accuracies[-1]:.4f}, "
-                f"fit {fit_time:.1f} s, predict {predict_rates[-1]:.0f} docs/s"
+                f"{name} fold {fold}/{len(splits)}: {describe(run.scores[-1])}, "
+                f"fit {run.fit_seconds[-1]:.1f} s, predict {run.predict_rates[-1]:.0f} docs/s"
             )
         if on_last_fold is not None:
             on_last_fold(name, model, X[test], y[test])
-        results.append(
-            {
-                "model": name,
-                "kind": getattr(factory, "kind", None),
-                "accuracies": accuracies,
-                "accuracy_mean": float(np.mean(accuracies)),
-                "accuracy_std": float(np.std(accuracies)),
-                "fit_seconds": float(np.mean(fit_seconds)),
-                "fit_seconds_folds": fit_seconds,
-                "predict_docs_per_s": float(np.mean(predict_rates)),
-                "n_train": [len(train) for train, _ in splits],
-                "test_indices": [test for _, test in splits],
-                "correct": correct,
-            }
-        )
-    return add_statistics(results)
+        yield run

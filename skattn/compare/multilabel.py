@@ -18,16 +18,15 @@ macro-F1 differences.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator
 from sklearn.model_selection import KFold, ShuffleSplit
 
-from skattn.compare.evaluation import check_cv
-from skattn.compare.registry import ATTENTION_MODEL, BASELINE_KINDS, set_random_state
+from skattn.compare.evaluation import check_cv, fold_runs
+from skattn.compare.registry import ATTENTION_MODEL, BASELINE_KINDS
 from skattn.compare.stats import ALPHA, corrected_resampled_ttest
 
 __all__ = ["compare_multilabel", "f1_scores", "format_multilabel_table"]
@@ -141,42 +140,33 @@ def compare_multilabel(
     Y = (Y.toarray() if sp.issparse(Y) else np.asarray(Y)).astype(np.int64)
     splits = _splits(len(X), cv, test_size, test_mask, random_state)
     results = []
-    for name, factory in models.items():
-        macro, micro, fit_seconds, rates, counts = [], [], [], [], []
-        for fold, (train, test) in enumerate(splits, start=1):
-            model = set_random_state(clone(factory()), random_state)
-            start = time.perf_counter()
-            model.fit(X[train], Y[train])
-            fit_time = time.perf_counter() - start
-            start = time.perf_counter()
-            predicted = model.predict(X[test])
-            rates.append(len(test) / (time.perf_counter() - start))
-            predicted = predicted.toarray() if sp.issparse(predicted) else np.asarray(predicted)
-            counts.append(_counts(Y[test].astype(bool), predicted.astype(bool)))
-            macro.append(_macro(counts[-1]))
-            micro.append(_micro(counts[-1]))
-            fit_seconds.append(fit_time)
-            progress(
-                f"{name} fold {fold}/{len(splits)}: macro-F1 {macro[-1]:.4f}, micro-F1 "
-                f"{micro[-1]:.4f}, fit {fit_time:.1f} s, predict {rates[-1]:.0f} docs/s"
-            )
-        if on_last_fold is not None:
-            on_last_fold(name, model, X[test], Y[test])
+
+    def score(Y_test, predicted):
+        predicted = predicted.toarray() if sp.issparse(predicted) else np.asarray(predicted)
+        return _counts(Y_test.astype(bool), predicted.astype(bool))
+
+    def describe(counts):
+        return f"macro-F1 {_macro(counts):.4f}, micro-F1 {_micro(counts):.4f}"
+
+    runs = fold_runs(X, Y, models, splits, score, describe, random_state, progress, on_last_fold)
+    for run in runs:
+        macro = [_macro(counts) for counts in run.scores]
+        micro = [_micro(counts) for counts in run.scores]
         results.append(
             {
-                "model": name,
-                "kind": getattr(factory, "kind", None),
+                "model": run.name,
+                "kind": run.kind,
                 "macro_f1s": macro,
                 "micro_f1s": micro,
                 "macro_f1_mean": float(np.mean(macro)),
                 "macro_f1_std": float(np.std(macro)),
                 "micro_f1_mean": float(np.mean(micro)),
                 "micro_f1_std": float(np.std(micro)),
-                "fit_seconds": float(np.mean(fit_seconds)),
-                "predict_docs_per_s": float(np.mean(rates)),
+                "fit_seconds": float(np.mean(run.fit_seconds)),
+                "predict_docs_per_s": float(np.mean(run.predict_rates)),
                 "n_train": [len(train) for train, _ in splits],
                 "n_test": [len(test) for _, test in splits],
-                "counts": counts,
+                "counts": run.scores,
             }
         )
     return _add_statistics(results, random_state)
