@@ -1417,12 +1417,13 @@ def _n_targets(y: Any) -> int:
     """How many samples ``y`` describes (for a streamed ``X``, which is counted later)."""
     if y is None:
         return 0  # the target checks refuse None with their own message
-    if hasattr(y, "shape"):
-        return int(y.shape[0])
     try:
-        return len(y)
+        n = int(y.shape[0]) if hasattr(y, "shape") else len(y)
     except TypeError:
         raise TypeError(
             f"y is a {type(y).__name__} without a length; when X is a stream, y must be "
             "array-like (a list, an array, a Series), e.g. DocumentFile(path).column('label')."
         ) from None
+    if n == 0:
+        raise ValueError("y is empty; at least one document (and its target) is needed.")
+    return n

@@ -276,6 +276,8 @@ def test_a_stream_is_checked_before_training(polarity_fit_data, tmp_path):
         model.fit(iter([*X[:7], None, *X[8:]]), y)
     with pytest.raises(TypeError, match="y must be array-like"):
         model.fit(iter(X), (label for label in y))
+    with pytest.raises(ValueError, match="y is empty"):
+        model.fit(iter([]), [])
     lines = tmp_path / "plain.txt"
     lines.write_text("a\nb\n", encoding="utf-8")
     with pytest.raises(ValueError, match="no column 'label'"):
