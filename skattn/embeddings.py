@@ -54,14 +54,30 @@ VECTOR_SCALE = 0.5
 GENSIM_HINT = "word2vec vectors need gensim: pip install 'skattn[word2vec]'"
 
 
-def cooccurrence_matrix(corpus: EncodedCorpus, vocab_size: int, window: int = 5) -> sp.csr_matrix:
+#: Tokens counted at a time by :func:`cooccurrence_matrix` (whole documents):
+#: its pair keys then take about ``2 * window * 8`` bytes a token of a slice,
+#: not of the corpus.
+TOKENS_PER_SLICE = 1 << 20
+
+
+def cooccurrence_matrix(
+    corpus: EncodedCorpus,
+    vocab_size: int,
+    window: int = 5,
+    tokens_per_slice: int = TOKENS_PER_SLICE,
+) -> sp.csr_matrix:
     """Symmetric counts of ids seen within ``window`` tokens in the same document.
+
+    Counted a slice of whole documents at a time (about ``tokens_per_slice``
+    tokens), so the memory it takes grows with the vocabulary, not with the
+    corpus.
 
     Parameters
     ----------
     corpus : EncodedCorpus
     vocab_size : int
     window : int, default=5
+    tokens_per_slice : int, default=TOKENS_PER_SLICE
 
     Returns
     -------
@@ -74,8 +90,21 @@ def cooccurrence_matrix(corpus: EncodedCorpus, vocab_size: int, window: int = 5)
     >>> cooccurrence_matrix(corpus, 6, window=1).toarray()[3:, 3:].tolist()
     [[0.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
     """
-    ids = corpus.token_ids
-    document = np.repeat(np.arange(len(corpus)), corpus.document_lengths)
+    offsets = corpus.document_token_offsets
+    total = sp.csr_matrix((vocab_size, vocab_size))
+    first = 0
+    while first < len(corpus):
+        # Documents first..last-1: at most tokens_per_slice tokens, or one document.
+        last = int(np.searchsorted(offsets, offsets[first] + tokens_per_slice, side="right")) - 1
+        last = max(last, first + 1)
+        ids = np.asarray(corpus.token_ids[offsets[first] : offsets[last]], dtype=np.int64)
+        document = np.repeat(np.arange(last - first), np.diff(offsets[first : last + 1]))
+        total = total + _slice_cooccurrences(ids, document, vocab_size, window)
+        first = last
+    return total
+
+
+def _slice_cooccurrences(ids, document, vocab_size: int, window: int) -> sp.csr_matrix:
     # Each pair (row, column) as one int64 key, counted by sorting the keys
     # and counting runs (instead of letting scipy sum duplicate COO entries).
     keys = []

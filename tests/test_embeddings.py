@@ -1,7 +1,12 @@
 import numpy as np
 import pytest
 
-from skattn.embeddings import initial_vectors, ppmi_vectors, pretrained_matrix
+from skattn.embeddings import (
+    cooccurrence_matrix,
+    initial_vectors,
+    ppmi_vectors,
+    pretrained_matrix,
+)
 from skattn.text import PAD_ID, TextEncoder
 
 from estimators import SMALL_ESTIMATORS
@@ -149,3 +154,25 @@ def test_vector_size_must_match_embedding_dim(given_vectors, polarity_small):
     with pytest.raises(ValueError, match="16 dimensions but embedding_dim=8"):
         est.fit(X, y)
     assert not hasattr(est, "net_")
+
+
+@pytest.mark.parametrize("tokens_per_slice", [1, 50, 1 << 20])
+def test_cooccurrences_are_counted_pair_by_pair_whatever_the_slices(
+    polarity_small, tokens_per_slice
+):
+    X, _ = polarity_small
+    encoder = TextEncoder(min_count=1)
+    corpus = encoder.fit_encode(X[:120])
+    # Counted the slow way: every pair of positions within the window of a document.
+    expected = np.zeros((encoder.vocab_size_, encoder.vocab_size_))
+    for i in range(len(corpus)):
+        ids = corpus.document(i).tolist()
+        for a in range(len(ids)):
+            for b in range(a + 1, min(a + 4, len(ids))):
+                expected[ids[a], ids[b]] += 1
+                expected[ids[b], ids[a]] += 1
+    counts = cooccurrence_matrix(corpus, encoder.vocab_size_, 3, tokens_per_slice=tokens_per_slice)
+    np.testing.assert_array_equal(counts.toarray(), expected)
+    # Ids that overflow int32 once multiplied by the vocabulary size still count right.
+    wide = cooccurrence_matrix(corpus, 3_000_000, 3, tokens_per_slice=tokens_per_slice)
+    np.testing.assert_array_equal(wide[: len(expected), : len(expected)].toarray(), expected)
