@@ -20,6 +20,11 @@ Parameters are stored as JSON. Three kinds of values are not data:
   ``RandomState`` only matter for training again, so they come back as the
   parameter's default, with a warning naming each (pass them to
   :func:`load` to set them);
+- an ``accelerator`` (Hugging Face accelerate's, for distributed or
+  mixed-precision training) belongs to the processes that trained, not to
+  the model: it is stored as None, and the loaded model needs no
+  accelerate (pass ``accelerator=`` to :func:`load` to train it again in
+  a launched process);
 - any other object (for example an optimizer class outside ``torch.optim``)
   makes :func:`save` fail, naming the parameter, before anything is written.
 
@@ -80,6 +85,8 @@ ESTIMATORS = {
 NEEDED_TO_READ_TEXT = ("tokenizer", "sentence_split")
 #: Object parameters that only matter for training again.
 TRAINING_ONLY_OBJECTS = ("callbacks", "embeddings", "random_state")
+#: Parameters that hold the training processes' runtime: stored as None.
+RUNTIME_OBJECTS = ("accelerator",)
 _PASS_AGAIN = "$pass_again"
 _TUPLE = "$tuple"
 _TORCH_OPTIM = "$torch_optim"
@@ -121,6 +128,8 @@ def _encode_param(owner: str, name: str, value: Any) -> Any:
     """A parameter value as JSON, or a marker for the kinds described above."""
     if isinstance(value, (np.integer, np.floating, np.bool_)):
         value = value.item()
+    if name in RUNTIME_OBJECTS:
+        return None
     if isinstance(value, os.PathLike):
         value = os.fspath(value)
     if _is_json_value(value) and not (name == "sentence_split" and callable(value)):
