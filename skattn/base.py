@@ -56,7 +56,9 @@ from skattn.net import (
     AttentionNet,
     NetConfig,
     build_net,
+    check_accelerator,
     check_net_params,
+    shared_seed,
     user_callback_types,
 )
 from skattn.streaming import (
@@ -354,7 +356,10 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         self._check_model_params()
         check_embeddings_source(self.embeddings, self.embedding_dim)
         check_net_params(self.net_params)
-        device = resolve_device(self.device)
+        check_accelerator(self.accelerator)
+        # Under an accelerator, the accelerator places the network.
+        accelerator = self.accelerator
+        device = resolve_device(self.device) if accelerator is None else str(accelerator.device)
         streamed = self._reads_streams and is_document_stream(X)
         if not streamed:
             X = self._check_input(X)
@@ -367,7 +372,9 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         warm = self.warm_start and hasattr(self, "net_")
         targets, y_encoded = self._encode_targets(y, warm)
         class_weight = self._class_weights(targets, y_encoded)
-        seed = seed_from(self.random_state)
+        # Every process of a distributed fit takes the main process's seed
+        # (the same split and batch order, even for random_state=None).
+        seed = shared_seed(seed_from(self.random_state), accelerator)
         with contextlib.ExitStack() as stack:
             stack.enter_context(torch_threads(self.threads))
             stack.enter_context(seeded(seed, device))

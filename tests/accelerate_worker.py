@@ -12,8 +12,10 @@ positions of the training documents it was given in each epoch, a digest of
 the module's parameters after every optimizer step, the training positions
 of the split, the history, the test predictions and the flat parameter
 vector at the end; and saves the fitted model to ``OUT/<model>-rank<i>.skattn``.
-Last, it fits on documents that differ between the processes and writes the
-error it met to ``OUT/mismatch-rank<i>.json``. Nothing runs on import.
+Then it fits a stream with ``random_state=None`` and writes a digest of the
+weights to ``OUT/unseeded-rank<i>.json``; last, it fits on documents that
+differ between the processes and writes the error it met to
+``OUT/mismatch-rank<i>.json``. Nothing runs on import.
 """
 
 from __future__ import annotations
@@ -158,6 +160,16 @@ def main() -> None:
             "fit_seconds": seconds,
         }
         (args.out / f"{name}-rank{rank}.json").write_text(json.dumps(record))
+
+    # random_state=None and a stream: every process takes the main process's
+    # seed, so the split and the batches agree and the replicas stay equal.
+    unseeded = make_model(
+        args.models[0], accelerator=accelerator, random_state=None, max_epochs=1
+    ).fit(iter(X_train), y_train)
+    flat = torch.cat([p.detach().reshape(-1) for p in unseeded.net_.module_.parameters()])
+    (args.out / f"unseeded-rank{rank}.json").write_text(
+        json.dumps({"digest": hashlib.blake2b(flat.numpy().tobytes()).hexdigest()})
+    )
 
     # A user error: the processes are given different documents (here the
     # last process lacks one). Every process must fail, and before training.

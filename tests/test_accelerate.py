@@ -119,7 +119,7 @@ def two_processes(tmp_path_factory):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     records = {
         name: [json.loads((out / f"{name}-rank{rank}.json").read_text()) for rank in (0, 1)]
-        for name in (*MODELS, "mismatch")
+        for name in (*MODELS, "unseeded", "mismatch")
     }
     return records, out
 
@@ -196,6 +196,12 @@ def test_a_model_saved_by_a_process_loads_without_accelerate(two_processes, data
 
 
 @pytest.mark.slow
+def test_an_unseeded_streamed_fit_keeps_the_replicas_equal(two_processes):
+    # Without the main process's seed each process would draw its own split.
+    first, second = (record["digest"] for record in two_processes[0]["unseeded"])
+    assert first == second
+
+
 def test_processes_given_different_documents_all_fail_before_training(two_processes):
     errors = [record["error"] for record in two_processes[0]["mismatch"]]
     assert all(error is not None and "different training" in error for error in errors)
