@@ -51,10 +51,12 @@ identical = all(torch.equal(weights_file[k], weights_list[k]) for k in weights_f
 print(f"{len(weights_file)} weight tensors, identical: {identical}")
 
 # %%
-# What ``fit`` holds for the documents: the list as Python strings, against
-# the encoded arrays a streamed fit builds instead (int32 token ids and
-# subword rows, int64 offsets). Both grow with the corpus; the arrays take
-# a fraction of the strings, and with ``memmap_dir=`` they stay on disk.
+# What a fit holds for the documents. Fitted from a list, the list's Python
+# strings stay in memory beside the encoded arrays ``fit`` trains from
+# (int32 token ids and subword rows, int64 offsets: about 8 bytes a token
+# with subwords, about as much as short ASCII text takes as str); fitted
+# from the file, only the arrays, and with ``memmap_dir=`` not even those:
+# they stay on disk and the operating system pages in what a batch reads.
 corpus = TextEncoder(subword_buckets=50_000).fit_encode_stream(train)  # as the model's
 encoded = sum(
     array.nbytes
@@ -66,19 +68,22 @@ encoded = sum(
     )
 )
 strings = sys.getsizeof(X_train) + sum(sys.getsizeof(text) for text in X_train)
-figure = Figure(figsize=(6, 2.4))
+figure = Figure(figsize=(6.5, 2.4))
 ax = figure.subplots()
-ax.barh(["list of str", "encoded arrays"], np.array([strings, encoded]) / 2**20)
-ax.set_xlabel(f"MiB for {len(X_train):,} training snippets")
-for row, value in enumerate((strings, encoded)):
+rows = ["fit(list)", "fit(DocumentFile)"]
+ax.barh(rows, [encoded / 2**20] * 2, label="encoded arrays")
+ax.barh(rows, [strings / 2**20, 0], left=[encoded / 2**20] * 2, label="the list's strings")
+for row, total in enumerate((encoded + strings, encoded)):
     ax.annotate(
-        f"{value / 2**20:.2f} MiB",
-        (value / 2**20, row),
+        f"{total / 2**20:.2f} MiB",
+        (total / 2**20, row),
         xytext=(4, 0),
         textcoords="offset points",
         va="center",
     )
-ax.set_xlim(0, strings / 2**20 * 1.3)
+ax.set_xlabel(f"MiB held for {len(X_train):,} training snippets")
+ax.set_xlim(0, (encoded + strings) / 2**20 * 1.25)
+ax.legend(loc="upper right", fontsize="small")
 figure.tight_layout()
 figure
 
