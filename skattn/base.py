@@ -56,11 +56,10 @@ from skattn.net import (
     AttentionNet,
     NetConfig,
     build_net,
-    check_accelerator,
     check_net_params,
-    shared_seed,
     user_callback_types,
 )
+from skattn.net.accelerated import check_accelerator, shared_seed
 from skattn.streaming import (
     DEFAULT_CHUNK_SIZE,
     is_document_stream,

@@ -36,7 +36,8 @@ from sklearn.model_selection import GridSearchCV
 from skorch.callbacks import Callback
 
 import skattn
-from skattn.net import AcceleratedAttentionNet, AttentionNet, check_accelerator
+from skattn.net import AttentionNet
+from skattn.net.accelerated import AcceleratedAttentionNet, check_accelerator
 
 accelerate = pytest.importorskip(
     "accelerate",
