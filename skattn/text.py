@@ -265,29 +265,44 @@ def _offsets(lengths: np.ndarray) -> np.ndarray:
     return offsets
 
 
-#: Ids mapped and written at a time when a streamed corpus goes to disk.
-_SLICE = 1 << 20
-
 #: dtype of token ids (and subword rows) in an EncodedCorpus.
 ID_DTYPE = np.int32
 
 
-def _final_ids(provisional: np.ndarray, lookup, folder, name: str) -> np.ndarray:
-    """int32 ids from provisional ones: ``lookup[provisional]``, or ``provisional + 1``
-    without a lookup (subword rows). With ``folder``: written slice by slice to
-    ``folder/name.npy`` (never whole in memory) and returned memory-mapped, read-only."""
+def _final_ids(chunks: list[np.ndarray], lookup, folder, name: str, consume: bool):
+    """The final ids of a stream's chunks of provisional ids, concatenated:
+    ``lookup[chunk]``, or ``chunk + 1`` without a lookup (subword rows).
+
+    Filled chunk by chunk into one array (with ``consume``, each chunk is
+    dropped from ``chunks`` once mapped, so memory never holds more than the
+    final arrays); with ``folder``, written chunk by chunk to
+    ``folder/name.npy`` instead and returned memory-mapped, read-only."""
+
+    def parts():
+        if not consume:
+            yield from chunks
+            return
+        chunks.reverse()
+        while chunks:
+            yield chunks.pop()
 
     def mapped(part):
         return (part + 1) if lookup is None else lookup[part]
 
+    total = sum(len(chunk) for chunk in chunks)
     if folder is None:
-        return mapped(provisional)
+        final = np.empty(total, dtype=ID_DTYPE)
+        start = 0
+        for part in parts():
+            final[start : start + len(part)] = mapped(part)
+            start += len(part)
+        return final
     path = Path(folder) / f"{name}.npy"
     with open(path, "wb") as handle:
-        header = {"descr": np.dtype(ID_DTYPE).str, "fortran_order": False}
-        np.lib.format.write_array_header_1_0(handle, {**header, "shape": (len(provisional),)})
-        for start in range(0, len(provisional), _SLICE):
-            handle.write(mapped(provisional[start : start + _SLICE]).tobytes())
+        header = {"descr": np.dtype(ID_DTYPE).str, "fortran_order": False, "shape": (total,)}
+        np.lib.format.write_array_header_1_0(handle, header)
+        for part in parts():
+            handle.write(mapped(part).tobytes())
     return np.load(path, mmap_mode="r")
 
 
@@ -778,16 +793,14 @@ class TextEncoder(BaseEstimator):
             self._fit_vocabulary_from_counts(dict(zip(provisional, counts.tolist())), n_documents)
         lookup = {**self.vocabulary_, EMPTY_TOKEN: self.empty_id_}
         to_final = np.fromiter((lookup.get(t, UNK_ID) for t in provisional), dtype=ID_DTYPE)
-        provisional_ids = np.concatenate(ids)
-        ids.clear()  # the chunks' arrays go before the final ones are made
         token_types = table = None
         if self.subword_buckets is not None:
             # The rows of the subword table follow first appearance, as in encode.
-            token_types = _final_ids(provisional_ids, None, memmap_dir, "token_types")
+            token_types = _final_ids(ids, None, memmap_dir, "token_types", consume=False)
             words = [None] + [None if t in RESERVED_TOKENS else t for t in provisional]
             table = subword_table(words, self.subword_buckets)
-        token_ids = _final_ids(provisional_ids, to_final, memmap_dir, "token_ids")
-        del provisional_ids
+        # The last pass frees each chunk as it is mapped.
+        token_ids = _final_ids(ids, to_final, memmap_dir, "token_ids", consume=True)
         return EncodedCorpus(
             token_ids=token_ids,
             sentence_offsets=_offsets(np.concatenate(sentence_lengths)),
