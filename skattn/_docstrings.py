@@ -212,7 +212,8 @@ memmap_dir : str, path or None, default={default}
     as memory-mapped ``.npy`` files, in a fresh subfolder removed when
     ``fit`` ends: the operating system then keeps in RAM only the pages a
     batch reads. None keeps them in memory. Either way, ``fit`` encodes a
-    chunk of documents at a time (see the *Scaling* page).
+    chunk of documents at a time (see the *Scaling* page). Pair
+    estimators keep their ids in memory.
 """,
     "warm_start": """
 warm_start : bool, default={default}

@@ -57,9 +57,9 @@ from skattn.net import (
     NetConfig,
     build_net,
     check_net_params,
+    release_fit_data,
     user_callback_types,
 )
-from skattn.net.accelerated import check_accelerator, shared_seed
 from skattn.streaming import (
     DEFAULT_CHUNK_SIZE,
     is_document_stream,
@@ -310,8 +310,10 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         """Fit ``encoder`` on samples (validated a chunk at a time) and encode them."""
         return encoder.fit_encode_stream(X, memmap_dir=memmap_dir)
 
-    def _encode_input(self, encoder: TextEncoder, X: list) -> EncodedCorpus:
-        """Encode validated samples with a fitted ``encoder``."""
+    def _encode_input(self, encoder: TextEncoder, X: list, memmap_dir=None) -> EncodedCorpus:
+        """Encode validated samples with a fitted ``encoder`` (ids on disk with ``memmap_dir``)."""
+        if memmap_dir is not None:
+            return encoder.encode_stream(X, memmap_dir=memmap_dir)
         return encoder.encode(X, validated=True)
 
     def _dataset(self, corpus, y=None, sample_weight=None) -> DocumentDataset:
@@ -355,9 +357,12 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         self._check_model_params()
         check_embeddings_source(self.embeddings, self.embedding_dim)
         check_net_params(self.net_params)
-        check_accelerator(self.accelerator)
-        # Under an accelerator, the accelerator places the network.
         accelerator = self.accelerator
+        if accelerator is not None:
+            from skattn.net.accelerated import check_accelerator
+
+            check_accelerator(accelerator)
+        # Under an accelerator, the accelerator places the network.
         device = resolve_device(self.device) if accelerator is None else str(accelerator.device)
         streamed = self._reads_streams and is_document_stream(X)
         if not streamed:
@@ -371,16 +376,24 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         warm = self.warm_start and hasattr(self, "net_")
         targets, y_encoded = self._encode_targets(y, warm)
         class_weight = self._class_weights(targets, y_encoded)
-        # Every process of a distributed fit takes the main process's seed
-        # (the same split and batch order, even for random_state=None).
-        seed = shared_seed(seed_from(self.random_state), accelerator)
+        seed = seed_from(self.random_state)
+        if accelerator is not None:
+            from skattn.net.accelerated import shared_seed
+
+            # Every process of a distributed fit takes the main process's seed
+            # (the same split and batch order, even for random_state=None).
+            seed = shared_seed(seed, accelerator)
         with contextlib.ExitStack() as stack:
             stack.enter_context(torch_threads(self.threads))
             stack.enter_context(seeded(seed, device))
             memmap_dir = None
             if self.memmap_dir is not None:
+                # The fitted model keeps no reference to these ids; where the
+                # platform cannot remove a mapped file, it is left behind.
                 memmap_dir = stack.enter_context(
-                    tempfile.TemporaryDirectory(prefix="skattn-ids-", dir=self.memmap_dir)
+                    tempfile.TemporaryDirectory(
+                        prefix="skattn-ids-", dir=self.memmap_dir, ignore_cleanup_errors=True
+                    )
                 )
             encoder = self.encoder_ if warm else self.build_encoder()
             if streamed:
@@ -391,10 +404,14 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                     else self._fit_encode(encoder, documents, memmap_dir)
                 )
                 digests = documents.digests()
-                check_same_length(len(corpus), y)
+                if len(corpus) != n_samples:
+                    raise ValueError(
+                        f"X has {len(corpus)} documents but y has {n_samples} labels; "
+                        "they must match."
+                    )
             else:
                 corpus = (
-                    self._encode_input(encoder, X)
+                    self._encode_input(encoder, X, memmap_dir)
                     if warm
                     else self._fit_encode(encoder, X, memmap_dir)
                 )
@@ -442,8 +459,13 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                 choices = {"embeddings": {"value": initial.source, "why": initial.reason}}
             choices = {**choices, "max_epochs": {"value": epochs.value, "why": epochs.why}}
             net.load_embeddings(vectors, freeze=self.freeze_embeddings)
+            if accelerator is not None and accelerator.num_processes > 1:
+                # Each process's own dropout masks (the split, the initial
+                # weights and the batch order are already shared).
+                torch.manual_seed(seed + accelerator.process_index)
             net.partial_fit(train, y=None)
             targets = self._after_training(targets, net, valid)
+            release_fit_data(net)
         return self._adopt(
             targets,
             encoder,
@@ -1424,7 +1446,7 @@ def _n_targets(y: Any) -> int:
     if y is None:
         return 0  # the target checks refuse None with their own message
     try:
-        n = int(y.shape[0]) if hasattr(y, "shape") else len(y)
+        n = int(y.shape[0]) if getattr(y, "ndim", 1) > 0 and hasattr(y, "shape") else len(y)
     except TypeError:
         raise TypeError(
             f"y is a {type(y).__name__} without a length; when X is a stream, y must be "

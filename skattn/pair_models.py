@@ -179,7 +179,7 @@ class SelfAttentivePairModel(TransformerMixin):
     def _fit_encode(self, encoder: TextEncoder, X: list, memmap_dir=None) -> PairCorpus:
         return PairCorpus.fit_encode(encoder, X)
 
-    def _encode_input(self, encoder: TextEncoder, X: list) -> PairCorpus:
+    def _encode_input(self, encoder: TextEncoder, X: list, memmap_dir=None) -> PairCorpus:
         return PairCorpus.encode(encoder, X)
 
     def _dataset(self, corpus, y=None, sample_weight=None) -> PairDataset:

@@ -298,7 +298,9 @@ class DocumentFile:
         -------
         list
             CSV values are strings; JSON Lines and Parquet keep their types
-            (a JSON list stays a list: multi-label rows).
+            (a JSON list stays a list: turn lists of label names into the
+            indicator matrix ``fit`` takes with scikit-learn's
+            ``MultiLabelBinarizer``).
 
         Raises
         ------
@@ -354,4 +356,9 @@ def stream_documents(X: Any, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Iterable[A
 
 
 def _is_arrow_array(X: Any) -> bool:
-    return type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pylist")
+    # A Table has to_pylist too (of row dicts): it is refused as a table is.
+    return (
+        type(X).__module__.startswith("pyarrow")
+        and hasattr(X, "to_pylist")
+        and not hasattr(X, "column_names")
+    )

@@ -197,8 +197,10 @@ def test_a_model_saved_by_a_process_loads_without_accelerate(two_processes, data
 
 
 @pytest.mark.slow
+@pytest.mark.slow
 def test_an_unseeded_streamed_fit_keeps_the_replicas_equal(two_processes):
-    # Without the main process's seed each process would draw its own split.
+    # Without the main process's seed each process would draw its own split
+    # and the worker would stop with an error before this fit (the fixture fails).
     first, second = (record["digest"] for record in two_processes[0]["unseeded"])
     assert first == second
 

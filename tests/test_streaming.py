@@ -1,10 +1,14 @@
 """Streams: files read a document at a time, predictions a chunk at a time, same answers."""
 
 import json
+import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 import torch
+from skorch.callbacks import Callback
 
 from skattn import save
 from skattn.__main__ import main
@@ -245,8 +249,10 @@ def test_other_streams_and_other_orders_give_the_same_model(polarity_fit_data, l
     _assert_same_model(small_self_attentive(max_epochs=1).fit(column, y), list_model)
     # The caller's order does not matter: the fit sorts by text digest.
     order = np.random.RandomState(1).permutation(len(X))
-    shuffled = small_self_attentive(max_epochs=1).fit((X[i] for i in order), [y[i] for i in order])
-    _assert_same_model(shuffled, list_model)
+    shuffled = [X[i] for i in order], [y[i] for i in order]
+    _assert_same_model(small_self_attentive(max_epochs=1).fit(*shuffled), list_model)
+    streamed = small_self_attentive(max_epochs=1).fit(iter(shuffled[0]), shuffled[1])
+    _assert_same_model(streamed, list_model)
 
 
 @pytest.mark.parametrize("factory", [small_self_attentive, small_hierarchical])
@@ -257,13 +263,42 @@ def test_streamed_fits_match_lists_with_word2vec_memmaps_and_warm_starts(
     X, y = polarity_fit_data
     params = dict(max_epochs=1, embeddings="word2vec", validation_fraction=0.2)
     listed = factory(**params).fit(X, y)
-    streamed = factory(**params, memmap_dir=tmp_path).fit((x for x in X), y)
+    seen = OnDisk()
+    streamed = factory(**params, memmap_dir=tmp_path, callbacks=[seen])
+    streamed.fit((x for x in X), y)
     _assert_same_model(streamed, listed)
-    assert list(tmp_path.iterdir()) == []  # the memory-mapped ids went with the fit
+    # Training read the ids from a file in a folder of memmap_dir, gone after the fit.
+    assert seen.mapped and seen.folders[0].startswith("skattn-ids-")
+    assert list(tmp_path.iterdir()) == []
     # A second fit of a warm start continues from the first, list or stream alike.
     listed.set_params(warm_start=True).fit(X, y)
     streamed.set_params(warm_start=True).fit(iter(X), y)
     _assert_same_model(streamed, listed)
+
+
+class OnDisk(Callback):
+    """Whether the training documents' ids are memory-mapped, and the folders beside them."""
+
+    def on_train_begin(self, net, X=None, **kwargs):
+        ids = X.corpus.token_ids
+        self.mapped = isinstance(ids, np.memmap) or isinstance(ids.base, np.memmap)
+        self.folders = [Path(ids.filename).parent.name] if self.mapped else []
+
+
+def test_a_stream_with_sparse_multilabel_targets_and_its_pickle(polarity_fit_data):
+    X, _ = polarity_fit_data
+    Y = sp.csr_matrix(np.array([[len(x) % 2, len(x) % 3 == 0] for x in X], dtype=np.int64))
+    model = small_self_attentive(max_epochs=1).fit(iter(X), Y)
+    assert sp.issparse(model.predict(X[:5])) and model.predict(X[:5]).shape == (5, 2)
+    with pytest.raises(ValueError, match="X has 399 documents but y has 400 labels"):
+        small_self_attentive(max_epochs=1).fit(iter(X[:-1]), Y)
+    # A fitted model keeps no reference to its fit data (its validation split
+    # indexes the whole corpus): it pickles to the size of one that had none.
+    corpus_bytes = 4 * sum(len(x.split()) for x in X)
+    no_split = small_self_attentive(max_epochs=1, threshold=0.5).fit(X, Y)
+    assert no_split.net_.history[-1].get("valid_loss") is None  # no validation split
+    without_validation = len(pickle.dumps(no_split))
+    assert abs(len(pickle.dumps(model)) - without_validation) < corpus_bytes
 
 
 def test_a_stream_is_checked_before_training(polarity_fit_data, tmp_path):

@@ -323,8 +323,8 @@ def fold_runs(
     >>> splits = [(np.arange(8), np.arange(8, 12))]
     >>> [run] = fold_runs(X, y, {"lr": tfidf_logreg}, splits,
     ...                   score=lambda t, p: np.mean(t == p), describe=str, progress=len)
-    >>> run.name, run.scores
-    ('lr', [np.float64(1.0)])
+    >>> run.name, [float(score) for score in run.scores]
+    ('lr', [1.0])
     """
     for name, factory in models.items():
         run = FoldRun(name, getattr(factory, "kind", None))

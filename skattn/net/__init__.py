@@ -62,6 +62,7 @@ __all__ = [
     "check_net_params",
     "fused_optimizer_works",
     "optimizer_arguments",
+    "release_fit_data",
     "training_callbacks",
     "user_callback_types",
     "validation_callbacks",
@@ -811,6 +812,27 @@ class ValidationMacroF1(Callback):
         earlier = [epoch["valid_f1"] for epoch in net.history[:-1] if "valid_f1" in epoch]
         net.history.record("valid_f1", score)
         net.history.record("valid_f1_best", not earlier or score > max(earlier))
+
+
+def release_fit_data(net) -> None:
+    """Drop what a trained net still references of its fit data: the validation split.
+
+    skorch keeps ``train_split`` (here the predefined validation split) and
+    :class:`ValidationMacroF1` its documents; both hold the whole training
+    corpus they index. A fitted model needs neither: without them it
+    pickles without the corpus, and memory-mapped ids can be removed.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> model = SelfAttentiveClassifier(max_epochs=1, early_stopping=True, random_state=0)
+    >>> model.fit(["good", "bad"] * 8, [1, 0] * 8).net_.train_split is None
+    True
+    """
+    net.train_split = None
+    for _, callback in getattr(net, "callbacks_", []):
+        if isinstance(callback, ValidationMacroF1):
+            callback.valid = None
 
 
 def validation_callbacks(
