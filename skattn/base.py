@@ -404,11 +404,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                     else self._fit_encode(encoder, documents, memmap_dir)
                 )
                 digests = documents.digests()
-                if len(corpus) != n_samples:
-                    raise ValueError(
-                        f"X has {len(corpus)} documents but y has {n_samples} labels; "
-                        "they must match."
-                    )
+                check_same_length(len(corpus), y)
             else:
                 corpus = (
                     self._encode_input(encoder, X, memmap_dir)

@@ -41,6 +41,7 @@ splitting knows the terminators of CJK (。！？), Devanagari (। ॥), Arabic
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections import Counter
@@ -277,33 +278,24 @@ def _final_ids(chunks: list[np.ndarray], lookup, folder, name: str, consume: boo
     dropped from ``chunks`` once mapped, so memory never holds more than the
     final arrays); with ``folder``, written chunk by chunk to
     ``folder/name.npy`` instead and returned memory-mapped, read-only."""
-
-    def parts():
-        if not consume:
-            yield from chunks
-            return
-        chunks.reverse()
-        while chunks:
-            yield chunks.pop()
-
-    def mapped(part):
-        return (part + 1) if lookup is None else lookup[part]
-
     total = sum(len(chunk) for chunk in chunks)
-    if folder is None:
-        final = np.empty(total, dtype=ID_DTYPE)
+    path = None if folder is None else Path(folder) / f"{name}.npy"
+    final = np.empty(total, dtype=ID_DTYPE) if path is None else None
+    with contextlib.nullcontext() if path is None else open(path, "wb") as handle:
+        if handle is not None:
+            header = {"descr": np.dtype(ID_DTYPE).str, "fortran_order": False, "shape": (total,)}
+            np.lib.format.write_array_header_1_0(handle, header)
         start = 0
-        for part in parts():
-            final[start : start + len(part)] = mapped(part)
+        for i, chunk in enumerate(chunks):
+            part = (chunk + 1) if lookup is None else lookup[chunk]
+            if consume:
+                chunks[i] = None
+            if handle is None:
+                final[start : start + len(part)] = part
+            else:
+                handle.write(part.tobytes())
             start += len(part)
-        return final
-    path = Path(folder) / f"{name}.npy"
-    with open(path, "wb") as handle:
-        header = {"descr": np.dtype(ID_DTYPE).str, "fortran_order": False, "shape": (total,)}
-        np.lib.format.write_array_header_1_0(handle, header)
-        for part in parts():
-            handle.write(mapped(part).tobytes())
-    return np.load(path, mmap_mode="r")
+    return final if path is None else np.load(path, mmap_mode="r")
 
 
 class TextEncoder(BaseEstimator):

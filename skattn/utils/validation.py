@@ -85,13 +85,16 @@ def check_text_input(X: Any, *, name: str = "X") -> list[str]:
 def check_same_length(n_documents: int, y) -> None:
     """Raise if ``y`` does not hold one label per document.
 
+    ``y`` may be a sparse indicator matrix (its rows are counted).
+
     Examples
     --------
     >>> check_same_length(2, ["pos", "neg"])
     """
-    if len(y) != n_documents:
+    n_labels = y.shape[0] if sp.issparse(y) else len(y)
+    if n_labels != n_documents:
         raise ValueError(
-            f"X has {n_documents} documents but y has {len(y)} labels; they must match."
+            f"X has {n_documents} documents but y has {n_labels} labels; they must match."
         )
 
 
