@@ -275,7 +275,7 @@ def _predict(args) -> int:
     count = 0
     try:
         with open(partial, "w", newline="", encoding="utf-8") as handle:
-            write = _row_writer(handle, jsonl)
+            write = _row_writer(handle, jsonl, _prediction_columns(model))
             for chunk in iter_chunks(documents, args.chunk_size):
                 for row in _prediction_rows(model, chunk):
                     write(row)
@@ -287,31 +287,33 @@ def _predict(args) -> int:
     return 0
 
 
-def _row_writer(handle, jsonl: bool) -> Callable[[dict], None]:
-    """A function that writes one prediction row: a JSON line, or a CSV row after a header."""
+def _row_writer(handle, jsonl: bool, columns: list[str]) -> Callable[[dict], None]:
+    """A function that writes one prediction row: a JSON line, or a CSV row.
+
+    A CSV gets its header at once, so that an input without documents
+    still gives a file that names its columns.
+    """
     if jsonl:
         return lambda row: handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    writer = None
+    writer = csv.DictWriter(handle, fieldnames=columns)
+    writer.writeheader()
+    return writer.writerow
 
-    def write_csv(row: dict) -> None:
-        nonlocal writer
-        if writer is None:
-            writer = csv.DictWriter(handle, fieldnames=list(row))
-            writer.writeheader()
-        writer.writerow(row)
 
-    return write_csv
+def _prediction_columns(model) -> list[str]:
+    """The columns of the prediction rows of ``model`` (see _prediction_rows)."""
+    if not hasattr(model, "predict_proba"):
+        n_outputs = model.n_outputs_
+        values = ["prediction"] if n_outputs == 1 else [f"prediction_{i}" for i in range(n_outputs)]
+        return ["text", *values]
+    return ["text", "label", *(f"proba_{c}" for c in model.classes_)]
 
 
 def _prediction_rows(model, documents: list[str]) -> list[dict]:
     """One row per document: its text, its label(s) or value(s), its class probabilities."""
     if not hasattr(model, "predict_proba"):  # a regressor: its predicted numbers
         predictions = np.asarray(model.predict(documents)).reshape(len(documents), -1)
-        names = (
-            ["prediction"]
-            if predictions.shape[1] == 1
-            else [f"prediction_{i}" for i in range(predictions.shape[1])]
-        )
+        names = _prediction_columns(model)[1:]
         return [
             {"text": text, **{n: float(f"{v:.6g}") for n, v in zip(names, row)}}
             for text, row in zip(documents, predictions)
@@ -322,7 +324,7 @@ def _prediction_rows(model, documents: list[str]) -> list[dict]:
         labels = [json.dumps(model.classes_[row.astype(bool)].tolist()) for row in labels]
     else:
         labels = labels.tolist()
-    columns = [f"proba_{c}" for c in model.classes_]
+    columns = _prediction_columns(model)[2:]
     return [
         {"text": text, "label": label, **{c: round(float(p), 6) for c, p in zip(columns, proba)}}
         for text, label, proba in zip(documents, labels, probabilities)

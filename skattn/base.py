@@ -361,7 +361,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         if accelerator is not None:
             from skattn.net.accelerated import check_accelerator
 
-            check_accelerator(accelerator)
+            check_accelerator(accelerator, self._recurrent_layers)
         # Under an accelerator, the accelerator places the network.
         device = resolve_device(self.device) if accelerator is None else str(accelerator.device)
         streamed = self._reads_streams and is_document_stream(X)

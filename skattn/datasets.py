@@ -170,7 +170,7 @@ def fetch_file(name: str, data_home=None, download_if_missing: bool = True) -> P
 
     Examples
     --------
-    >>> fetch_file("qc").name  # doctest: +SKIP
+    >>> fetch_file("qc").name
     'qc.zip'
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as empty:
@@ -249,8 +249,8 @@ def fetch_sentence_polarity(*, data_home=None, download_if_missing=True, return_
 
     Examples
     --------
-    >>> X, y = fetch_sentence_polarity(return_X_y=True)  # doctest: +SKIP
-    >>> len(X)  # doctest: +SKIP
+    >>> X, y = fetch_sentence_polarity(return_X_y=True)
+    >>> len(X)
     10662
     """
     path = fetch_file("sentence_polarity", data_home, download_if_missing)
@@ -290,8 +290,8 @@ def fetch_movie_reviews(*, data_home=None, download_if_missing=True, return_X_y=
 
     Examples
     --------
-    >>> X, y = fetch_movie_reviews(return_X_y=True)  # doctest: +SKIP
-    >>> len(X)  # doctest: +SKIP
+    >>> X, y = fetch_movie_reviews(return_X_y=True)
+    >>> len(X)
     2000
     """
     path = fetch_file("movie_reviews", data_home, download_if_missing)
@@ -338,8 +338,8 @@ def fetch_trec(
 
     Examples
     --------
-    >>> X, y = fetch_trec(subset="test", return_X_y=True)  # doctest: +SKIP
-    >>> len(X)  # doctest: +SKIP
+    >>> X, y = fetch_trec(subset="test", return_X_y=True)
+    >>> len(X)
     500
     """
     if subset not in ("train", "test", "all"):
@@ -409,8 +409,8 @@ def fetch_nps_chat(*, data_home=None, download_if_missing=True, return_X_y=False
 
     Examples
     --------
-    >>> X, y = fetch_nps_chat(return_X_y=True)  # doctest: +SKIP
-    >>> len(X), len(set(y))  # doctest: +SKIP
+    >>> X, y = fetch_nps_chat(return_X_y=True)
+    >>> len(X), len(set(y))
     (10567, 15)
     """
     path = fetch_file("nps_chat", data_home, download_if_missing)
@@ -490,8 +490,8 @@ def fetch_product_reviews(
 
     Examples
     --------
-    >>> X, y = fetch_product_reviews(return_X_y=True)  # doctest: +SKIP
-    >>> len(X), y.min(), y.max()  # doctest: +SKIP
+    >>> X, y = fetch_product_reviews(return_X_y=True)
+    >>> len(X), float(y.min()), float(y.max())
     (8194, -9.0, 18.0)
     """
     if target not in ("strength", "sign"):
@@ -576,8 +576,8 @@ def fetch_sick(
 
     Examples
     --------
-    >>> X, y = fetch_sick(subset="test", return_X_y=True)  # doctest: +SKIP
-    >>> len(X), X[0][0]  # doctest: +SKIP
+    >>> X, y = fetch_sick(subset="test", return_X_y=True)
+    >>> len(X), X[0][0]
     (4927, 'There is no boy playing outdoors and there is no man smiling')
     """
     if subset not in ("train", "trial", "test", "all"):
@@ -648,8 +648,8 @@ def fetch_goemotions(*, subset="train", data_home=None, download_if_missing=True
 
     Examples
     --------
-    >>> X, Y = fetch_goemotions(subset="dev", return_X_y=True)  # doctest: +SKIP
-    >>> len(X), Y.shape  # doctest: +SKIP
+    >>> X, Y = fetch_goemotions(subset="dev", return_X_y=True)
+    >>> len(X), Y.shape
     (5426, (5426, 28))
     """
     if subset not in ("train", "dev", "test", "all"):

@@ -40,7 +40,8 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
     classifier_ : SelfAttentiveClassifier
         The trained classifier.
     n_features_out_ : int
-        Width of ``transform``'s output.
+        Width of ``transform``'s output under the current ``output`` (it
+        follows ``set_params(output=...)`` on a fitted embedder).
 
     Examples
     --------
@@ -112,11 +113,15 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
     def _adopt(self, classifier: SelfAttentiveClassifier) -> SelfAttentiveEmbedder:
         """Set every fitted attribute from a fitted classifier (fit, set_fitted_state)."""
         self.classifier_ = classifier
-        width = 2 * classifier.hidden_size
-        self.n_features_out_ = (
-            classifier.attention_hops * width if self.output == "flatten" else width
-        )
         return self
+
+    @property
+    def n_features_out_(self) -> int:
+        # Derived, not stored: ``output`` only shapes transform, so it may
+        # change after fit.
+        check_is_fitted(self, "classifier_")
+        width = 2 * self.classifier_.hidden_size
+        return self.classifier_.attention_hops * width if self.output == "flatten" else width
 
     def transform_3d(self, X: Sequence[str]) -> np.ndarray:
         """The embeddings unflattened: shape (n_documents, r, 2u).
@@ -143,6 +148,7 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         -------
         ndarray of float32
         """
+        validate_params(self)
         embedding = self.transform_3d(X)
         if self.output == "max":
             return embedding.max(axis=1)

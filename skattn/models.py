@@ -71,6 +71,8 @@ class SelfAttentiveModel(TransformerMixin):
     """
 
     _module_class = SelfAttentiveNet
+    #: The torch.nn recurrent layers the network trains (probed for bf16 training).
+    _recurrent_layers = ("LSTM",)
     #: Epochs at the reference corpus size (see :mod:`skattn.epochs`).
     _base_epochs = 8
     #: Lin et al. 2017 (section 4.1, 4.2) and the authors' Yelp command line
@@ -254,6 +256,8 @@ class HierarchicalAttentionModel(TransformerMixin):
     """
 
     _module_class = HierarchicalAttentionNet
+    #: The torch.nn recurrent layers the network trains (probed for bf16 training).
+    _recurrent_layers = ("GRU",)
     #: Epochs at the reference corpus size (see :mod:`skattn.epochs`).
     _base_epochs = 5
     _hierarchical = True

@@ -46,6 +46,8 @@ class SelfAttentivePairModel(TransformerMixin):
     """
 
     _module_class = SelfAttentivePairNet
+    #: The torch.nn recurrent layers the network trains (probed for bf16 training).
+    _recurrent_layers = ("LSTM",)
     #: Pairs are read whole (a list of pairs or a two-column table).
     _reads_streams = False
     #: Samples are pairs of texts (tools that erase tokens of one text refuse it).

@@ -133,8 +133,8 @@ def load_named_vectors(name: str) -> WordVectors:
 
     Examples
     --------
-    >>> vectors = load_named_vectors("glove-6b-50d")  # doctest: +SKIP
-    >>> vectors.vector_size, "film" in vectors.key_to_index  # doctest: +SKIP
+    >>> vectors = load_named_vectors("glove-6b-50d")
+    >>> vectors.vector_size, "film" in vectors.key_to_index
     (50, True)
     """
     try:

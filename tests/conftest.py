@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import train_test_split
 
-from skattn.datasets import fetch_sentence_polarity
+from skattn.datasets import fetch_sentence_polarity, fetch_sick
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -70,3 +70,13 @@ def make_toy_corpus(n_documents=240, seed=0):
 def toy():
     """A small synthetic corpus (see make_toy_corpus) as (X, y)."""
     return make_toy_corpus()
+
+
+@pytest.fixture(scope="session")
+def sick_small():
+    """400 SICK training pairs (seed 0) with their entailment labels and relatedness scores."""
+    entailment = fetch_sick(subset="train", download_if_missing=False)
+    relatedness = fetch_sick(subset="train", target="relatedness", download_if_missing=False)
+    order = np.random.RandomState(0).permutation(len(entailment.data))[:400]
+    pairs = [entailment.data[i] for i in order]
+    return pairs, np.asarray(entailment.target)[order], np.asarray(relatedness.target)[order]

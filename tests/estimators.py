@@ -5,6 +5,8 @@ from skattn import (
     HierarchicalAttentionRegressor,
     SelfAttentiveClassifier,
     SelfAttentiveEmbedder,
+    SelfAttentivePairClassifier,
+    SelfAttentivePairRegressor,
     SelfAttentiveRegressor,
 )
 
@@ -71,9 +73,27 @@ def small_embedder(**params):
     return SelfAttentiveEmbedder(small_self_attentive(), **params)
 
 
+PAIR = dict(SELF_ATTENTIVE, hidden_size=8, gated_dim=8, max_epochs=3, embeddings=None)
+
+
+def small_pair_classifier(**params):
+    return SelfAttentivePairClassifier(**{**PAIR, **params})
+
+
+def small_pair_regressor(**params):
+    return SelfAttentivePairRegressor(**{**PAIR, **params})
+
+
+#: name -> factory(**overrides) of a small model that reads pairs of texts.
+PAIR_ESTIMATORS = {
+    "SelfAttentivePairClassifier": small_pair_classifier,
+    "SelfAttentivePairRegressor": small_pair_regressor,
+}
+
 #: Every public estimator that learns from text and targets, for the conformance checks.
 ALL_ESTIMATORS = {
     **SMALL_ESTIMATORS,
     **SMALL_REGRESSORS,
     "SelfAttentiveEmbedder": small_embedder,
+    **PAIR_ESTIMATORS,
 }

@@ -63,3 +63,31 @@ def test_explain_takes_a_method_and_states_faithfulness(saved_model, toy, tmp_pa
     assert "Faithfulness of occlusion on these 2 documents" in page
     assert main([*argv, "--method", "attention"]) == 0
     assert "hop 0" in output.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_predict_on_an_input_without_documents_writes_the_header_only(
+    suffix, saved_model, tmp_path
+):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    output = tmp_path / f"predictions{suffix}"
+    assert main(["predict", str(saved_model), str(empty), "--output", str(output)]) == 0
+    text = output.read_text(encoding="utf-8")
+    if suffix == ".csv":
+        assert text.splitlines() == ["text,label,proba_neg,proba_pos"]
+    else:
+        assert text == ""  # JSON Lines: no record, no line
+
+
+def test_a_regressors_predictions_name_their_columns_without_documents(toy, tmp_path):
+    from estimators import small_self_attentive_regressor
+
+    X, _ = toy
+    model = small_self_attentive_regressor(max_epochs=1).fit(X, np.arange(len(X), dtype=float))
+    path = save(model, tmp_path / "r.skattn")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    output = tmp_path / "predictions.csv"
+    assert main(["predict", str(path), str(empty), "--output", str(output)]) == 0
+    assert output.read_text(encoding="utf-8").splitlines() == ["text,prediction"]

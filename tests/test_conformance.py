@@ -5,18 +5,15 @@ import pytest
 import sklearn.utils.estimator_checks as sk_checks
 from sklearn.base import clone, is_regressor
 
-from skattn import SelfAttentivePairClassifier, SelfAttentivePairRegressor, TextEncoder
+from skattn import TextEncoder
 from skattn.pair_baselines import PairFeatures
 from skattn.utils.estimator_checks import DATA_FREE_CHECKS, text_estimator_checks
 
-from estimators import ALL_ESTIMATORS
+from estimators import ALL_ESTIMATORS, PAIR_ESTIMATORS
 
 PUBLIC = {
     **{name: make() for name, make in ALL_ESTIMATORS.items()},
     "TextEncoder": TextEncoder(),
-    # Pairs: their data checks run on SICK pairs in test_pairs.py.
-    "SelfAttentivePairClassifier": SelfAttentivePairClassifier(),
-    "SelfAttentivePairRegressor": SelfAttentivePairRegressor(),
     "PairFeatures": PairFeatures(),
 }
 
@@ -27,15 +24,32 @@ def test_scikit_learn_data_free_checks(name, check):
     getattr(sk_checks, check)(name, clone(PUBLIC[name]))
 
 
+def test_every_public_estimator_is_checked():
+    import skattn
+
+    estimators = {
+        name
+        for name in skattn.__all__
+        if isinstance(getattr(skattn, name), type) and name.endswith(("Classifier", "Regressor"))
+    }
+    assert estimators <= set(ALL_ESTIMATORS)
+    assert "SelfAttentiveEmbedder" in ALL_ESTIMATORS
+
+
 @pytest.mark.parametrize("name", list(ALL_ESTIMATORS))
 @pytest.mark.parametrize("check", list(text_estimator_checks()), ids=lambda c: c.__name__)
-def test_text_data_checks(name, check, toy):
-    X, y = toy
+def test_text_data_checks(name, check, toy, sick_small):
     estimator = ALL_ESTIMATORS[name]()
-    if is_regressor(estimator):
-        # A number per document that the text carries: the share of the
-        # document's words that are cue words of the positive class.
-        y = np.array([_positive_share(text) for text in X])
+    if name in PAIR_ESTIMATORS:
+        # Real pairs: 120 SICK pairs, their entailment labels or relatedness.
+        pairs, entailment, relatedness = sick_small
+        X, y = pairs[:120], (relatedness if is_regressor(estimator) else entailment)[:120]
+    else:
+        X, y = toy
+        if is_regressor(estimator):
+            # A number per document that the text carries: the share of the
+            # document's words that are cue words of the positive class.
+            y = np.array([_positive_share(text) for text in X])
     check(estimator, X, y)
 
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.cluster import KMeans
 from sklearn.compose import ColumnTransformer
 from sklearn.linear_model import LogisticRegression
@@ -41,6 +42,18 @@ def test_pooled_outputs(output, fitted, polarity_small):
     assert pooled.n_features_out_ == expected.shape[1] == 32
     names = pooled.get_feature_names_out()
     assert len(names) == 32 and names[0] == f"{output}_dim0"
+
+
+def test_the_output_width_follows_set_params_on_a_fitted_embedder(fitted, polarity_small):
+    X, _ = polarity_small
+    embedder = clone(fitted)._adopt(fitted.classifier_)
+    for output in ("max", "flatten", "mean"):
+        embedder.set_params(output=output)
+        width = embedder.transform(X[:2]).shape[1]
+        assert embedder.n_features_out_ == width == len(embedder.get_feature_names_out())
+    embedder.set_params(output="median")
+    with pytest.raises(ValueError, match="output"):
+        embedder.transform(X[:2])
 
 
 def test_pandas_output(fitted, polarity_small):

@@ -11,7 +11,6 @@ from skattn import SelfAttentivePairClassifier
 from skattn.datasets import fetch_sick
 from skattn.modules.pair import SelfAttentivePairNet
 from skattn.pair_data import check_pair_input
-from skattn.utils.estimator_checks import text_estimator_checks
 
 SMALL = dict(
     embedding_dim=16,
@@ -31,10 +30,9 @@ def small(**params):
 
 
 @pytest.fixture(scope="module")
-def sick_sample():
-    train = fetch_sick(subset="train", download_if_missing=False)
-    order = np.random.RandomState(0).permutation(len(train.data))[:400]
-    return [train.data[i] for i in order], np.asarray(train.target)[order]
+def sick_sample(sick_small):
+    pairs, entailment, _ = sick_small
+    return pairs, entailment
 
 
 def test_the_gated_encoder_is_the_papers_hop_by_hop_product():
@@ -105,14 +103,6 @@ def test_bad_pairs_fail_before_training(X, words):
     with pytest.raises((TypeError, ValueError), match=words):
         model.fit(X, ["x"] * max(len(X), 1) if not isinstance(X, str) else ["x"])
     assert not hasattr(model, "net_")
-
-
-@pytest.mark.parametrize("check", list(text_estimator_checks()), ids=lambda c: c.__name__)
-def test_conformance_checks_on_pairs(check, sick_sample):
-    X, y = sick_sample
-    if check.__name__ == "check_bad_input_errors":
-        pytest.skip("its bad inputs are single texts; pairs have their own test above")
-    check(small(), X[:120], y[:120])
 
 
 def test_predictions_probabilities_and_features(sick_sample):

@@ -794,11 +794,14 @@ class ValidationMacroF1(Callback):
 
     Examples
     --------
+    Two labels that a word each decides: at each label's best threshold the
+    validation documents are told apart without a mistake.
+
     >>> from skattn import SelfAttentiveClassifier
     >>> X, Y = ["good fun", "good", "sad fun", "sad"] * 8, [[1, 1], [1, 0], [0, 1], [0, 0]] * 8
-    >>> model = SelfAttentiveClassifier(max_epochs=2, random_state=0).fit(X, Y)
-    >>> [round(epoch["valid_f1"], 2) >= 0 for epoch in model.history_]
-    [True, True]
+    >>> model = SelfAttentiveClassifier(max_epochs=2, lr=0.01, random_state=0).fit(X, Y)
+    >>> [epoch["valid_f1"] for epoch in model.history_]
+    [1.0, 1.0]
     """
 
     def __init__(self, valid):

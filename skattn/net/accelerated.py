@@ -15,6 +15,7 @@ page of the user guide.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import warnings
@@ -40,6 +41,7 @@ __all__ = [
     "AcceleratedAttentionRegressionNet",
     "AcceleratedGradientNormClipping",
     "ProcessMeanTrainLoss",
+    "bf16_recurrent_kernels",
     "check_accelerator",
     "shared_seed",
 ]
@@ -431,13 +433,17 @@ class AcceleratedGradientNormClipping(GradientNormClipping):
         )
 
 
-def check_accelerator(accelerator: Any) -> None:
+def check_accelerator(accelerator: Any, recurrent_layers: tuple[str, ...] = ()) -> None:
     """Fail before training on an ``accelerator`` skattn cannot train with.
 
     Parameters
     ----------
     accelerator : accelerate.Accelerator or None
         None (no accelerator) passes.
+    recurrent_layers : tuple of str, default=()
+        The ``torch.nn`` recurrent layers the network trains (``"LSTM"``,
+        ``"GRU"``): with bf16 mixed precision on a CPU, each is probed
+        (:func:`bf16_recurrent_kernels`).
 
     Raises
     ------
@@ -447,7 +453,9 @@ def check_accelerator(accelerator: Any) -> None:
         ``accelerator`` is not an ``accelerate.Accelerator``.
     ValueError
         It splits or dispatches batches, which skattn's length-bucketed
-        batches of varying size cannot follow.
+        batches of varying size cannot follow; or it asks for bf16 mixed
+        precision on a CPU whose kernels cannot run the recurrent layers in
+        bfloat16 (:func:`bf16_recurrent_kernels`).
 
     Warns
     -----
@@ -497,6 +505,64 @@ def check_accelerator(accelerator: Any) -> None:
                 "share of them. Leave it off and set batch_size per process (the batch of "
                 "one step is batch_size × the number of processes)."
             )
+    bf16_on_cpu = getattr(accelerator, "mixed_precision", "no") == "bf16" and (
+        accelerator.device.type == "cpu"
+    )
+    if bf16_on_cpu and recurrent_layers:
+        missing = bf16_recurrent_kernels(tuple(recurrent_layers))
+        if missing:
+            raise ValueError(
+                "accelerator: mixed_precision='bf16' cannot train on this CPU: its kernels "
+                f"cannot run the recurrent layers in bfloat16 ({missing}). Create the "
+                "accelerator without mixed precision (Accelerator(cpu=True)), or train in "
+                "bf16 on a CPU with bfloat16 support (AVX512-BF16 or AMX) or a GPU."
+            )
+
+
+#: The recurrent layers :func:`bf16_recurrent_kernels` can probe, by name.
+_RECURRENT_LAYERS = {"LSTM": torch.nn.LSTM, "GRU": torch.nn.GRU}
+
+
+@functools.cache
+def bf16_recurrent_kernels(layers: tuple[str, ...] = ("LSTM", "GRU")) -> str | None:
+    """Why this CPU cannot train ``layers`` in bfloat16, or None if it can.
+
+    CPU autocast runs ``nn.LSTM`` in bfloat16 through oneDNN, which has no
+    bfloat16 recurrent kernel on CPUs without bfloat16 instructions (it
+    fails mid-training with "could not create a primitive descriptor").
+    This runs a tiny bidirectional layer of each kind forward and backward
+    under bfloat16 autocast, once per process and set of layers, and
+    reports the error.
+
+    Parameters
+    ----------
+    layers : tuple of {"LSTM", "GRU"}, default=("LSTM", "GRU")
+        The ``torch.nn`` recurrent layers to probe.
+
+    Returns
+    -------
+    str or None
+        The first layer that failed and its error; None if all ran.
+
+    Examples
+    --------
+    >>> bf16_recurrent_kernels() is None or "bfloat16" in bf16_recurrent_kernels()
+    True
+    """
+    if not torch.amp.is_autocast_available("cpu"):
+        return "this PyTorch has no bfloat16 autocast on the CPU"
+    generator = torch.Generator().manual_seed(0)
+    for name in layers:
+        layer = _RECURRENT_LAYERS[name]
+        module = layer(4, 4, batch_first=True, bidirectional=True)
+        inputs = torch.randn(2, 3, 4, generator=generator, requires_grad=True)
+        try:
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                outputs, _ = module(inputs)
+            outputs.float().sum().backward()
+        except RuntimeError as error:
+            return f"{name} in bfloat16: {str(error).splitlines()[0]}"
+    return None
 
 
 def shared_seed(seed: int, accelerator: Any = None) -> int:
