@@ -224,11 +224,34 @@ def _result(data, target, target_names, descr, return_X_y, **extra):
     return Bunch(data=data, target=target, target_names=list(target_names), DESCR=descr, **extra)
 
 
+def decoded_lines(raw: bytes) -> list[str]:
+    """The lines of a file of mixed encodings: each UTF-8 if it is valid UTF-8, else Latin-1.
+
+    Lines are cut at ``\\n`` bytes only (a ``\\r`` before it is dropped), so
+    that a byte which Latin-1 or Unicode read as a line break (``\\x85``,
+    U+2028) stays inside its line.
+
+    Examples
+    --------
+    >>> decoded_lines("clichés\\n".encode("utf-8") + "naïf\\r\\n".encode("latin-1"))
+    ['clichés', 'naïf', '']
+    """
+    lines = []
+    for line in raw.split(b"\n"):
+        line = line.removesuffix(b"\r")
+        try:
+            lines.append(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            lines.append(line.decode("latin-1"))
+    return lines
+
+
 def fetch_sentence_polarity(*, data_home=None, download_if_missing=True, return_X_y=False):
     """Sentence polarity dataset v1.0 (Pang & Lee 2005, "MR").
 
-    10,662 movie-review snippets, 5,331 positive and 5,331 negative,
-    read from latin-1. Labels are ``"neg"`` and ``"pos"``.
+    10,662 movie-review snippets, 5,331 positive and 5,331 negative. Each
+    line is read as UTF-8, or as Latin-1 where it is not valid UTF-8
+    (:func:`decoded_lines`). Labels are ``"neg"`` and ``"pos"``.
 
     Documents come grouped by class, in a fixed order: the 5,331 negative
     snippets first, then the 5,331 positive ones. Shuffle before splitting
@@ -256,10 +279,10 @@ def fetch_sentence_polarity(*, data_home=None, download_if_missing=True, return_
     path = fetch_file("sentence_polarity", data_home, download_if_missing)
     data, target = [], []
     with zipfile.ZipFile(path) as archive:
-        descr = archive.read("sentence_polarity/README.txt").decode("latin-1")
+        descr = "\n".join(decoded_lines(archive.read("sentence_polarity/README.txt")))
         for label in ("neg", "pos"):
-            text = archive.read(f"sentence_polarity/rt-polarity.{label}").decode("latin-1")
-            lines = [line.strip() for line in text.splitlines() if line.strip()]
+            raw = archive.read(f"sentence_polarity/rt-polarity.{label}")
+            lines = [line.strip() for line in decoded_lines(raw) if line.strip()]
             data.extend(lines)
             target.extend([label] * len(lines))
     return _result(data, target, ["neg", "pos"], descr, return_X_y)
@@ -348,9 +371,9 @@ def fetch_trec(
     subsets = ("train", "test") if subset == "all" else (subset,)
     data, coarse, fine_labels = [], [], []
     with zipfile.ZipFile(path) as archive:
-        descr = archive.read("qc/README").decode("latin-1")
+        descr = "\n".join(decoded_lines(archive.read("qc/README")))
         for part in subsets:
-            for line in archive.read(f"qc/{part}.txt").decode("latin-1").splitlines():
+            for line in decoded_lines(archive.read(f"qc/{part}.txt")):
                 if not line.strip():
                     continue
                 label, question = line.split(" ", 1)

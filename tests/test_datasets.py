@@ -10,9 +10,11 @@ import pytest
 from skattn import datasets
 from skattn.datasets import (
     RemoteFile,
+    decoded_lines,
     fetch_goemotions,
     fetch_movie_reviews,
     fetch_nps_chat,
+    fetch_product_reviews,
     fetch_sentence_polarity,
     fetch_sick,
     fetch_trec,
@@ -26,6 +28,54 @@ def test_sentence_polarity_is_balanced_and_decoded():
     assert (bunch.target == "pos").sum() == 5331
     assert all(isinstance(d, str) and d for d in bunch.data)
     assert "sentence polarity" in bunch.DESCR.lower()
+
+
+#: What UTF-8 text looks like when it was decoded as Latin-1 or cp1252 (é, è, and the
+#: first two bytes of a curly quote or dash).
+MOJIBAKE = ("Ã©", "Ã¨", "â€")
+
+
+def _texts(X) -> list[str]:
+    """Every text of a loader's documents (pairs give both texts)."""
+    return [text for x in X for text in ((x,) if isinstance(x, str) else x)]
+
+
+@pytest.mark.parametrize(
+    "fetch",
+    [
+        fetch_sentence_polarity,
+        fetch_movie_reviews,
+        lambda **kw: fetch_trec(subset="all", **kw),
+        fetch_nps_chat,
+        fetch_product_reviews,
+        lambda **kw: fetch_sick(subset="all", **kw),
+        lambda **kw: fetch_goemotions(subset="all", **kw),
+    ],
+    ids=[
+        "sentence_polarity",
+        "movie_reviews",
+        "trec",
+        "nps_chat",
+        "product_reviews",
+        "sick",
+        "goemotions",
+    ],
+)
+def test_no_bundled_corpus_reads_as_mojibake(fetch):
+    X, _ = fetch(return_X_y=True, download_if_missing=False)
+    garbled = [text for text in _texts(X) if any(seq in text for seq in MOJIBAKE)]
+    assert not garbled, f"{len(garbled)} texts hold mojibake, e.g. {garbled[:2]}"
+
+
+def test_sentence_polarity_reads_its_utf8_lines_as_utf8():
+    X = fetch_sentence_polarity(download_if_missing=False).data
+    assert "the action clichés just pile up ." in X
+    assert sum("é" in text for text in X) > 50
+
+
+def test_lines_that_are_not_utf8_fall_back_to_latin1_one_by_one():
+    raw = "café\n".encode() + "naïve\r\n".encode("latin-1") + b"a\x85b"
+    assert decoded_lines(raw) == ["café", "naïve", "a\x85b"]
 
 
 def test_movie_reviews_keep_sentence_boundaries():

@@ -1,0 +1,75 @@
+"""Models saved and pickled by skattn 0.3 load and answer as they did then.
+
+``tests/data/v0_3/`` holds one small fitted model of each kind, written by
+0.3.0.dev0 (``write_fixtures.py`` there) as a model file, a pickle and, for
+the two classifiers, a serving artefact, with the outputs 0.3 gave on ten
+documents. Today's code must load every file and give the same outputs to
+float32 precision.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import skattn
+
+FIXTURES = Path(__file__).resolve().parent / "data" / "v0_3"
+EXPECTED = json.loads((FIXTURES / "expected.json").read_text(encoding="utf-8"))
+KINDS = sorted(name for name in EXPECTED if name != "version")
+#: Probabilities and embeddings are float32 network outputs.
+ATOL = 1e-5
+
+
+def _inputs(kind: str) -> list:
+    return [tuple(x) if isinstance(x, list) else x for x in EXPECTED[kind]["X"]]
+
+
+def _check_outputs(model, kind: str) -> None:
+    expected, X = EXPECTED[kind], _inputs(kind)
+    if "predict_proba" in expected:
+        np.testing.assert_allclose(model.predict_proba(X), expected["predict_proba"], atol=ATOL)
+    if "transform" in expected:
+        np.testing.assert_allclose(model.transform(X), expected["transform"], atol=ATOL)
+    if "predict" in expected:
+        predicted = np.asarray(model.predict(X))
+        if predicted.dtype.kind == "f":
+            np.testing.assert_allclose(predicted, expected["predict"], rtol=1e-5, atol=ATOL)
+        else:
+            assert predicted.tolist() == expected["predict"]
+
+
+def test_the_fixtures_were_written_by_0_3():
+    assert EXPECTED["version"].startswith("0.3.")
+    assert len(KINDS) == 8
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_model_file_saved_by_0_3_loads_and_answers_the_same(kind):
+    _check_outputs(skattn.load(FIXTURES / f"{kind}.skattn"), kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_model_pickled_by_0_3_loads_and_answers_the_same(kind):
+    with warnings.catch_warnings():
+        # Old module paths may warn (FutureWarning) while they are kept.
+        warnings.simplefilter("ignore", FutureWarning)
+        with open(FIXTURES / f"{kind}.pkl", "rb") as handle:
+            model = pickle.load(handle)
+    _check_outputs(model, kind)
+
+
+@pytest.mark.parametrize("kind", ["self_attentive_classifier", "hierarchical_classifier"])
+def test_an_artefact_exported_by_0_3_serves_the_same(kind):
+    pytest.importorskip("onnxruntime")
+    from skattn.serving import OnnxTextClassifier
+
+    served = OnnxTextClassifier(FIXTURES / f"{kind}.onnx.zip")
+    expected, X = EXPECTED[kind], _inputs(kind)
+    np.testing.assert_allclose(served.predict_proba(X), expected["predict_proba"], atol=ATOL)
+    assert served.predict(X).tolist() == expected["predict"]
