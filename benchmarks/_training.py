@@ -7,7 +7,7 @@ import time
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from skattn.utils.runtime import torch_threads
+from skattn.utils._runtime import torch_threads
 
 from _common import peak_rss_mb, report
 

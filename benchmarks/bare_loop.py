@@ -1,6 +1,6 @@
 """A bare PyTorch training loop of the package's own networks, for reference.
 
-No estimator, no skorch: the same modules (``skattn.modules``), the same
+No estimator, no skorch: the same modules (``skattn.nn``), the same
 batches (``DocumentDataset`` + ``BucketBatchSampler``), the same loss and
 optimiser, written as the plain loop a PyTorch user would write. Run in
 the same process as the estimator, the ratio estimator ÷ bare loop is the
@@ -13,9 +13,9 @@ import time
 
 import torch
 
-from skattn.data import BucketBatchSampler, DocumentDataset
-from skattn.net import OPTIMIZERS
-from skattn.utils.runtime import torch_threads
+from skattn.text import BucketBatchSampler, DocumentDataset
+from skattn.training import OPTIMIZERS
+from skattn.utils._runtime import torch_threads
 
 
 def bare_epoch_seconds(

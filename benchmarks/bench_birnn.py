@@ -22,7 +22,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from skattn.datasets import fetch_sentence_polarity
-from skattn.modules import BiRNNEncoder
+from skattn.nn import BiRNNEncoder
 from skattn.text import TextEncoder
 
 from _common import report

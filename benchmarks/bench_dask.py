@@ -6,7 +6,7 @@ A default self-attentive model trained one epoch on 2,000 sentence_polarity
 snippets scores N snippets (drawn with replacement): locally with
 ``predict`` (one process, one thread) and on a ``LocalCluster`` of
 ``--workers`` single-threaded worker processes on 127.0.0.1 with
-:func:`skattn.partitions.predict_partitions` over a Parquet folder of
+:func:`skattn.serving._partitions.predict_partitions` over a Parquet folder of
 4 partitions per worker that the workers read themselves (the time
 includes reading, sending the model to the workers and gathering the
 labels). The cluster runs twice: with dask's default worker environment
@@ -41,7 +41,7 @@ def main() -> None:
 
     from skattn import SelfAttentiveClassifier
     from skattn.datasets import fetch_sentence_polarity
-    from skattn.partitions import predict_partitions
+    from skattn.serving._partitions import predict_partitions
 
     X, y = fetch_sentence_polarity(return_X_y=True)
     rng = np.random.default_rng(0)

@@ -44,8 +44,8 @@ def run_configuration(model: str, configuration: str, args) -> None:
     import torch
 
     from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier
-    from skattn.attribution import METHODS
     from skattn.datasets import fetch_movie_reviews, fetch_sentence_polarity
+    from skattn.explain import METHODS
 
     torch.set_num_threads(1)
     warnings.simplefilter("ignore")

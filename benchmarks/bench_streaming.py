@@ -39,7 +39,7 @@ from pathlib import Path
 ENCODE_STREAM = """
 import resource, time
 from skattn import TextEncoder
-from skattn.streaming import iter_documents
+from skattn.text import iter_documents
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
 corpus = TextEncoder().fit_encode_stream(iter_documents({path!r}), memmap_dir={memmap!r})
@@ -77,7 +77,7 @@ FIT_STREAM = """
 import resource, time
 from skorch.callbacks import Callback
 from skattn import SelfAttentiveClassifier
-from skattn.streaming import DocumentFile
+from skattn.text import DocumentFile
 def peak():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 class TrainingBegins(Callback):

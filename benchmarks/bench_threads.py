@@ -8,7 +8,7 @@ one core busy (as a second joblib worker or any other job would). Last, two fitt
 models with ``threads=1`` predicting from two threads of one process at
 once, against the same predictions one after the other (a service that
 serves two models). Prints ``name: value unit`` lines; the policy in
-``skattn.utils.runtime.torch_threads`` follows from them.
+``skattn.utils._runtime.torch_threads`` follows from them.
 
 Usage: SKATTN_DATA=../shared/data python benchmarks/bench_threads.py [--concurrent-only]
 """

@@ -18,7 +18,7 @@ from sklearn.model_selection import train_test_split
 from skattn import SelfAttentiveClassifier
 from skattn.baselines import tfidf_logreg
 from skattn.datasets import fetch_sentence_polarity
-from skattn.faithfulness import faithfulness_report
+from skattn.explain import faithfulness_report
 
 QUICK = os.environ.get("SKATTN_EXAMPLES_QUICK") == "1"
 

@@ -3,7 +3,7 @@ Training from a file, a chunk at a time
 =======================================
 
 A corpus too large to hold comfortably as a list of strings can be fitted
-straight from its file: :class:`skattn.streaming.DocumentFile` reads a CSV,
+straight from its file: :class:`skattn.text.DocumentFile` reads a CSV,
 JSON Lines or Parquet file a chunk at a time, and ``fit`` encodes each
 chunk into flat int32 arrays and never keeps the text. Because ``fit``
 orders its samples by a digest of each text, the model fitted from the
@@ -26,7 +26,7 @@ from sklearn.model_selection import train_test_split
 
 from skattn import SelfAttentiveClassifier, TextEncoder
 from skattn.datasets import fetch_sentence_polarity
-from skattn.streaming import DocumentFile
+from skattn.text import DocumentFile
 
 QUICK = os.environ.get("SKATTN_EXAMPLES_QUICK") == "1"
 

@@ -1,7 +1,7 @@
 """skattn: attention models for text classification and regression as scikit-learn estimators.
 
 The public names below are imported on first use, so that ``import
-skattn.modules`` (pure PyTorch) does not load scikit-learn and skorch.
+skattn.nn`` (pure PyTorch) does not load scikit-learn and skorch.
 """
 
 from __future__ import annotations
@@ -9,18 +9,22 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from skattn import _compat
 from skattn._version import __version__
+
+# The module paths of skattn 0.3 keep importing (with a FutureWarning).
+_compat.install()
 
 #: Public name -> the module that defines it.
 _PUBLIC = {
-    "HierarchicalAttentionClassifier": "skattn.classifiers",
-    "HierarchicalAttentionRegressor": "skattn.regressors",
-    "SelfAttentiveClassifier": "skattn.classifiers",
-    "SelfAttentiveRegressor": "skattn.regressors",
-    "SelfAttentiveEmbedder": "skattn.embedders",
-    "SelfAttentivePairClassifier": "skattn.pair_models",
-    "SelfAttentivePairRegressor": "skattn.pair_models",
-    "TextEncoder": "skattn.text",
+    "HierarchicalAttentionClassifier": "skattn.estimators._classifiers",
+    "HierarchicalAttentionRegressor": "skattn.estimators._regressors",
+    "SelfAttentiveClassifier": "skattn.estimators._classifiers",
+    "SelfAttentiveRegressor": "skattn.estimators._regressors",
+    "SelfAttentiveEmbedder": "skattn.estimators._embedder",
+    "SelfAttentivePairClassifier": "skattn.estimators._pairs",
+    "SelfAttentivePairRegressor": "skattn.estimators._pairs",
+    "TextEncoder": "skattn.text._encoder",
     "load": "skattn.persistence",
     "save": "skattn.persistence",
 }
@@ -40,12 +44,18 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
-    from skattn.embedders import SelfAttentiveEmbedder
-    from skattn.pair_models import SelfAttentivePairClassifier, SelfAttentivePairRegressor
+    from skattn.estimators._classifiers import (
+        HierarchicalAttentionClassifier,
+        SelfAttentiveClassifier,
+    )
+    from skattn.estimators._embedder import SelfAttentiveEmbedder
+    from skattn.estimators._pairs import SelfAttentivePairClassifier, SelfAttentivePairRegressor
+    from skattn.estimators._regressors import (
+        HierarchicalAttentionRegressor,
+        SelfAttentiveRegressor,
+    )
     from skattn.persistence import load, save
-    from skattn.regressors import HierarchicalAttentionRegressor, SelfAttentiveRegressor
-    from skattn.text import TextEncoder
+    from skattn.text._encoder import TextEncoder
 
 
 def __getattr__(name: str):

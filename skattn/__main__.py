@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from skattn import __version__
-from skattn.attribution import DEFAULT_METHOD, METHODS
+from skattn.baselines._fasttext import fasttext_available
 from skattn.compare import (
     FAITHFULNESS_METHODS,
     available_models,
@@ -36,13 +36,13 @@ from skattn.compare import (
     read_documents,
     save_attention_page,
 )
-from skattn.compare.io import PAIR_CORPORA
-from skattn.faithfulness import faithfulness_report
-from skattn.fasttext_baseline import fasttext_available
-from skattn.pair_models import SelfAttentivePairModel
+from skattn.compare._io import PAIR_CORPORA
+from skattn.estimators._pairs import SelfAttentivePairModel
+from skattn.explain._attribution import DEFAULT_METHOD, METHODS
+from skattn.explain._faithfulness import faithfulness_report
 from skattn.persistence import load
-from skattn.streaming import DEFAULT_CHUNK_SIZE, iter_chunks, iter_documents
-from skattn.text import TOKENIZERS
+from skattn.text._encoder import TOKENIZERS
+from skattn.text._streaming import DEFAULT_CHUNK_SIZE, iter_chunks, iter_documents
 
 #: What the main job compares when --models is not given.
 DEFAULT_MODELS = [

@@ -58,13 +58,13 @@ from safetensors.torch import load as load_safetensors
 from safetensors.torch import save as save_safetensors
 
 from skattn._version import __version__
-from skattn.base import FittedState, WeightsMismatchError
-from skattn.classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
-from skattn.embedders import SelfAttentiveEmbedder
-from skattn.pair_models import SelfAttentivePairClassifier, SelfAttentivePairRegressor
-from skattn.regressors import HierarchicalAttentionRegressor, SelfAttentiveRegressor
-from skattn.utils.params import InvalidParameterError
-from skattn.utils.runtime import resolve_device
+from skattn.estimators._base import FittedState, WeightsMismatchError
+from skattn.estimators._classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+from skattn.estimators._embedder import SelfAttentiveEmbedder
+from skattn.estimators._pairs import SelfAttentivePairClassifier, SelfAttentivePairRegressor
+from skattn.estimators._regressors import HierarchicalAttentionRegressor, SelfAttentiveRegressor
+from skattn.utils._params import InvalidParameterError
+from skattn.utils._runtime import resolve_device
 
 FORMAT = "skattn-model"
 FORMAT_VERSION = 2

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 from skorch.callbacks import Callback
 
-from skattn.data import DocumentDataset
+from skattn.text import DocumentDataset
 
 #: Training documents, test documents and the split seed of the subset.
 N_TRAIN, N_TEST, SEED = 2000, 1000, 0

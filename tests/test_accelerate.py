@@ -36,12 +36,13 @@ from sklearn.model_selection import GridSearchCV
 from skorch.callbacks import Callback
 
 import skattn
-from skattn.net import AttentionNet, accelerated
-from skattn.net.accelerated import (
+from skattn.training import (
     AcceleratedAttentionNet,
+    AttentionNet,
     bf16_recurrent_kernels,
     check_accelerator,
 )
+from skattn.training import _accelerated as accelerated
 
 accelerate = pytest.importorskip(
     "accelerate",

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from skattn.utils.params import InvalidParameterError
+from skattn.utils._params import InvalidParameterError
 
 from estimators import LENGTH_LIMITS, SMALL_ESTIMATORS
 

@@ -26,6 +26,7 @@ from skattn.baselines import (
     bag_of_means,
     bow_tfidf,
 )
+from skattn.utils._params import InvalidParameterError
 from skattn.utils.estimator_checks import (
     DATA_FREE_CHECKS,
     check_fit_returns_self,
@@ -38,7 +39,6 @@ from skattn.utils.estimator_checks import (
     check_sample_order_independence,
     check_unit_sample_weight,
 )
-from skattn.utils.params import InvalidParameterError
 
 # -- scikit-learn's check_estimator -------------------------------------------
 

@@ -10,7 +10,8 @@ from scipy import stats
 
 import skattn.__main__ as cli
 from skattn.__main__ import main
-from skattn.baselines import TABLE_2, bow, tfidf_logreg
+from skattn.baselines import bow, fasttext_available, tfidf_logreg
+from skattn.baselines._table2 import TABLE_2
 from skattn.compare import (
     ATTENTION_MODEL,
     MODEL_KINDS,
@@ -33,7 +34,6 @@ from skattn.compare import (
     paired_test,
     plot_results,
 )
-from skattn.fasttext_baseline import fasttext_available
 from skattn.text import split_lines
 
 

@@ -73,3 +73,64 @@ def test_an_artefact_exported_by_0_3_serves_the_same(kind):
     expected, X = EXPECTED[kind], _inputs(kind)
     np.testing.assert_allclose(served.predict_proba(X), expected["predict_proba"], atol=ATOL)
     assert served.predict(X).tolist() == expected["predict"]
+
+
+#: Every name the 0.3 API reference documented, by its 0.3 path.
+DOCUMENTED_0_3 = [
+    line
+    for line in (FIXTURES / "documented_names.txt").read_text(encoding="utf-8").splitlines()
+    if line and not line.startswith("#")
+]
+
+
+def _old_modules() -> list[str]:
+    return sorted({name.rpartition(".")[0] for name in DOCUMENTED_0_3})
+
+
+def test_every_name_0_3_documented_imports_from_its_0_3_path():
+    import importlib
+
+    missing = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        for qualified in DOCUMENTED_0_3:
+            module, _, name = qualified.rpartition(".")
+            if not hasattr(importlib.import_module(module), name):
+                missing.append(qualified)
+    assert not missing
+
+
+def test_each_moved_module_path_warns_once_and_names_the_new_place():
+    # A fresh interpreter: no module is imported yet.
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib, warnings\n"
+        "warnings.simplefilter('always')\n"
+        f"for name in {_old_modules()!r}:\n"
+        "    with warnings.catch_warnings(record=True) as caught:\n"
+        "        importlib.import_module(name)\n"
+        "        importlib.import_module(name)\n"
+        "    moved = [str(w.message) for w in caught if w.category is FutureWarning]\n"
+        "    print(name, len(moved), moved[0] if moved else '')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    for line in result.stdout.splitlines():
+        name, count, message = line.split(" ", 2)
+        if _is_an_old_path(name):
+            # Moved: one warning on first import, naming the public package now.
+            assert count == "1", line
+            assert f"{name} moved in skattn 0.4: import from skattn." in message, line
+        else:  # still a module or package of its own
+            assert count == "0", line
+
+
+def _is_an_old_path(name: str) -> bool:
+    """Whether ``name`` imports through the 0.3 paths' finder (no file of its own)."""
+    import importlib.util
+
+    from skattn._compat import _MovedModule
+
+    return isinstance(importlib.util.find_spec(name).loader, _MovedModule)

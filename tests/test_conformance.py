@@ -6,7 +6,7 @@ import sklearn.utils.estimator_checks as sk_checks
 from sklearn.base import clone, is_regressor
 
 from skattn import TextEncoder
-from skattn.pair_baselines import PairFeatures
+from skattn.baselines import PairFeatures
 from skattn.utils.estimator_checks import DATA_FREE_CHECKS, text_estimator_checks
 
 from estimators import ALL_ESTIMATORS, PAIR_ESTIMATORS

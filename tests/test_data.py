@@ -2,8 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from skattn.data import BucketBatchSampler, DocumentDataset
-from skattn.text import TextEncoder
+from skattn.text import BucketBatchSampler, DocumentDataset, TextEncoder
 
 DOCS = ["a b c d", "a", "b c", "a b c d e f", "c", "d e f"]
 

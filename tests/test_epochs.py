@@ -2,7 +2,8 @@
 
 import pytest
 
-from skattn.epochs import MAX_FACTOR, REFERENCE_DOCUMENTS, REFERENCE_TOKENS, auto_epochs
+from skattn.training import auto_epochs
+from skattn.training._epochs import MAX_FACTOR, REFERENCE_DOCUMENTS, REFERENCE_TOKENS
 
 from estimators import small_hierarchical, small_self_attentive
 

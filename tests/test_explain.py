@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from skattn.explain import hierarchical_word_weights, summed_attention
+from skattn.explain._explanations import hierarchical_word_weights, summed_attention
 
 from estimators import SMALL_ESTIMATORS
 
@@ -146,7 +146,7 @@ def test_html_is_well_formed_escaped_and_shows_each_token_once(fitted):
 
 
 def test_html_colour_scale_is_absolute_and_hop_rows_line_up_with_tokens():
-    from skattn.explain import intensity, to_html
+    from skattn.explain._explanations import intensity, to_html
 
     uniform = {
         "tokens": ["a", "b", "c", "d", "e"],
@@ -207,7 +207,7 @@ def test_matplotlib_figures_render_to_png(fitted, polarity_small, tmp_path):
 def test_figure_words_never_run_into_each_other(record):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from skattn.explain import plot
+    from skattn.explain._explanations import plot
 
     figure = plot(record)
     renderer = FigureCanvasAgg(figure).get_renderer()

@@ -12,14 +12,19 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import average_precision_score
 from sklearn.pipeline import make_pipeline
 
-from skattn.attribution import DEFAULT_METHOD, METHODS, token_scores
-from skattn.erasure import ModelDocuments, TextDocuments, erased_corpus, leave_one_out
-from skattn.faithfulness import (
+from skattn.explain import (
+    DEFAULT_METHOD,
+    METHODS,
+    ModelDocuments,
+    TextDocuments,
     erasure_curves,
     faithfulness_report,
+    leave_one_out,
     linear_token_scores,
-    top_k_count,
+    token_scores,
 )
+from skattn.explain._erasure import erased_corpus
+from skattn.explain._faithfulness import top_k_count
 from skattn.text import TextEncoder
 
 from estimators import SMALL_ESTIMATORS
@@ -232,7 +237,7 @@ def test_sentence_occlusion_scores_are_the_drop_without_the_sentence(fitted):
 def test_gradient_matches_finite_differences(fitted):
     documents, scores, _ = token_scores(fitted, ["A fine, moving film. I loved it!"], "gradient")
     module = fitted.net_.module_
-    from skattn.data import DocumentDataset
+    from skattn.text import DocumentDataset
 
     X, _ = DocumentDataset(documents.corpus, hierarchical=fitted._hierarchical).collate([0])
     c = int(documents.predicted[0])
@@ -259,7 +264,7 @@ def test_gradient_matches_finite_differences(fitted):
 def test_integrated_gradients_add_up_to_the_change_in_log_probability(fitted):
     document = ["A fine, moving film. I loved it!"]
     documents, scores, _ = token_scores(fitted, document, "integrated_gradients", n_steps=64)
-    from skattn.data import DocumentDataset
+    from skattn.text import DocumentDataset
 
     X, _ = DocumentDataset(documents.corpus, hierarchical=fitted._hierarchical).collate([0])
     c = int(documents.predicted[0])
@@ -297,7 +302,7 @@ def test_model_documents_use_the_models_own_tokens_and_probabilities(fitted):
 
 def test_token_scale_reaches_the_right_token(fitted):
     """A zero scale on one token equals that token's id (and n-grams) replaced by padding."""
-    from skattn.data import DocumentDataset
+    from skattn.text import DocumentDataset
 
     documents = ModelDocuments(fitted, DOCUMENTS)
     X, _ = DocumentDataset(documents.corpus, hierarchical=fitted._hierarchical).collate([0, 1, 2])

@@ -9,7 +9,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 
-from skattn.fasttext_baseline import FastTextClassifier, fasttext_available
+from skattn.baselines import FastTextClassifier, fasttext_available
 from skattn.utils.estimator_checks import (
     check_bad_input_errors,
     check_fit_returns_self,
@@ -81,7 +81,7 @@ def test_classes_of_any_type_and_probabilities_in_their_order(labels):
 
 
 def test_training_file_is_fasttext_format_in_a_private_folder_removed_after(monkeypatch):
-    from skattn import fasttext_baseline
+    from skattn.baselines import _fasttext as fasttext_baseline
 
     seen = {}
     train = fasttext_baseline._train_in_a_fresh_process
@@ -173,7 +173,7 @@ def test_auto_epochs_make_enough_updates_on_small_corpora():
 
 
 def test_a_failed_training_names_fastText_error(tmp_path):
-    from skattn.fasttext_baseline import _train_in_a_fresh_process
+    from skattn.baselines._fasttext import _train_in_a_fresh_process
 
     with pytest.raises(RuntimeError, match="fastText training failed"):
         _train_in_a_fresh_process(str(tmp_path / "missing.txt"), str(tmp_path / "m.bin"), {})

@@ -6,11 +6,9 @@ import torch
 from sklearn.model_selection import train_test_split
 
 from skattn import HierarchicalAttentionClassifier
-from skattn.data import DocumentDataset
 from skattn.datasets import fetch_movie_reviews
-from skattn.modules import HierarchicalAttentionNet, SequencePooling
-from skattn.modules.attention import length_mask
-from skattn.text import TextEncoder
+from skattn.nn import HierarchicalAttentionNet, SequencePooling, length_mask
+from skattn.text import DocumentDataset, TextEncoder
 
 DOCS = [
     "One sentence only here.",

@@ -5,10 +5,9 @@ import pytest
 import scipy.sparse as sp
 import torch
 
-from skattn.embeddings import ppmi_matrix
-from skattn.modules import ContextAttention, StructuredSelfAttention, attention_penalty
-from skattn.modules.outputs import ModuleOutput
-from skattn.net import NetConfig, build_net
+from skattn.embeddings._vectors import ppmi_matrix
+from skattn.nn import ContextAttention, ModuleOutput, StructuredSelfAttention, attention_penalty
+from skattn.training import NetConfig, build_net
 
 SETTINGS = NetConfig(
     optimizer="adam",

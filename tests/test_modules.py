@@ -5,7 +5,7 @@ import pytest
 import torch
 from torch import nn
 
-from skattn.modules import (
+from skattn.nn import (
     BiRNNEncoder,
     SelfAttentiveNet,
     attention_penalty,

@@ -9,8 +9,8 @@ from sklearn.model_selection import GridSearchCV
 import skattn
 from skattn import SelfAttentivePairClassifier
 from skattn.datasets import fetch_sick
-from skattn.modules.pair import SelfAttentivePairNet
-from skattn.pair_data import check_pair_input
+from skattn.nn import SelfAttentivePairNet
+from skattn.text._pairs import check_pair_input
 
 SMALL = dict(
     embedding_dim=16,
@@ -171,7 +171,7 @@ def test_learns_sick_entailment():
 
 
 def test_pair_features_are_both_vectors_their_product_and_difference():
-    from skattn.pair_baselines import PairFeatures
+    from skattn.baselines import PairFeatures
 
     pairs = [("a man sings", "a man dances"), ("dogs run", "a dog runs")]
     features = PairFeatures().fit(pairs)
@@ -190,7 +190,7 @@ def test_pair_baselines_on_sick():
     # 0.711 (ridge), the corpus README's figures for these features.
     from scipy.stats import pearsonr
 
-    from skattn.pair_baselines import pair_baselines
+    from skattn.baselines import pair_baselines
 
     train = fetch_sick(subset="train", download_if_missing=False)
     test = fetch_sick(subset="test", download_if_missing=False)

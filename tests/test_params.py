@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator
 
-from skattn.utils.params import POSITIVE_INT, Interval, InvalidParameterError, validate_params
+from skattn.utils._params import POSITIVE_INT, Interval, InvalidParameterError, validate_params
 
 
 @pytest.mark.parametrize("closed", ["lft", "Left", "open", "", None])

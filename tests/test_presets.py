@@ -26,7 +26,7 @@ from skattn import (
     SelfAttentiveClassifier,
     SelfAttentivePairClassifier,
 )
-from skattn.modules.pair import SelfAttentivePairNet
+from skattn.nn import SelfAttentivePairNet
 
 #: (parameter, value, where the paper says so) for SelfAttentiveClassifier.from_paper().
 LIN_2017_TEXT = [

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-import skattn.base as skattn_base
 import skattn.embeddings as embeddings
-import skattn.pretrained as pretrained
-from skattn.pretrained import load_named_vectors, token_coverage
+import skattn.embeddings as pretrained
+import skattn.estimators as skattn_base
+from skattn.embeddings import load_named_vectors, token_coverage
 from skattn.text import TextEncoder
 
 from estimators import small_self_attentive

@@ -5,9 +5,7 @@ import pytest
 import torch
 
 from skattn import SelfAttentiveClassifier, SelfAttentivePairClassifier
-from skattn.modules import SelfAttentiveNet
-from skattn.modules.pair import SelfAttentivePairNet
-from skattn.modules.pruned import PrunedMatrixLayer
+from skattn.nn import PrunedMatrixLayer, SelfAttentiveNet, SelfAttentivePairNet
 
 
 def test_each_group_reads_only_its_row_or_its_column():

@@ -238,7 +238,7 @@ def test_the_command_line_writes_predicted_numbers(toy_regression, tmp_path):
 
 
 def test_faithfulness_reports_refuse_regressors(toy_regression):
-    from skattn.faithfulness import faithfulness_report
+    from skattn.explain import faithfulness_report
 
     X, y = toy_regression
     model = SMALL_REGRESSORS["SelfAttentiveRegressor"](max_epochs=1).fit(X, y)
@@ -247,7 +247,7 @@ def test_faithfulness_reports_refuse_regressors(toy_regression):
 
 
 def test_opinions_without_a_sign_or_a_number_count(reviews):
-    from skattn.datasets import _strength
+    from skattn.datasets._corpora import _strength
 
     assert [_strength("+", "2"), _strength("-", "1"), _strength("", "2"), _strength("+", "")] == [
         2,

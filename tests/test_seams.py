@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from skattn import SelfAttentiveEmbedder, load, save
-from skattn.net import NetConfig
-from skattn.utils.runtime import torch_threads
+from skattn.training import NetConfig
+from skattn.utils._runtime import torch_threads
 
 from estimators import SMALL_ESTIMATORS, small_self_attentive
 

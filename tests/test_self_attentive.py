@@ -82,7 +82,7 @@ def test_explain_and_transform_match_the_network(polarity_small):
 def test_explain_equals_the_module_forward_pass(polarity_small):
     import torch
 
-    from skattn.data import DocumentDataset
+    from skattn.text import DocumentDataset
 
     X, y = polarity_small
     clf = SelfAttentiveClassifier(

@@ -29,8 +29,8 @@ from skattn.serving import (  # noqa: E402
     OnnxTextRegressor,
     export,
 )
-from skattn.serving.text import TextPipeline  # noqa: E402
-from skattn.subwords import ngram_ids  # noqa: E402
+from skattn.serving._text import TextPipeline
+from skattn.text._subwords import ngram_ids
 
 WORDS = (
     "good bad film plot acting great awful 好 看 电 影 مرحبا بالعالم café naïve "

@@ -5,10 +5,10 @@ import pytest
 import torch
 
 from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier, load, save
-from skattn.data import DocumentDataset
-from skattn.erasure import ModelDocuments, erased_corpus
-from skattn.subwords import MAX_NGRAMS, char_ngrams, ngram_ids, subword_table
-from skattn.text import UNK_ID, TextEncoder
+from skattn.explain import ModelDocuments
+from skattn.explain._erasure import erased_corpus
+from skattn.text import UNK_ID, DocumentDataset, TextEncoder, char_ngrams
+from skattn.text._subwords import MAX_NGRAMS, ngram_ids, subword_table
 
 X = ["a good film", "a bad film", "good plot", "bad plot", "a fine cast", "a dull cast"] * 6
 Y = [1, 0, 1, 0, 1, 0] * 6

@@ -2,20 +2,20 @@
 
 One module per job:
 
-- :mod:`skattn.compare.registry`: which models exist (name → factory and
+- :mod:`skattn.compare._registry`: which models exist (name → factory and
   kind), and seeding them;
-- :mod:`skattn.compare.io`: reading CSV/JSON Lines/text files and the named
+- :mod:`skattn.compare._io`: reading CSV/JSON Lines/text files and the named
   corpora;
-- :mod:`skattn.compare.evaluation`: :func:`compare`, the fold loop (fit and
+- :mod:`skattn.compare._evaluation`: :func:`compare`, the fold loop (fit and
   predict timing, per-document correctness, one record per model), and the
   handling of classes too small for stratified folds;
-- :mod:`skattn.compare.multilabel`: :func:`compare_multilabel`, the same
+- :mod:`skattn.compare._multilabel`: :func:`compare_multilabel`, the same
   loop for multi-label corpora, scored by macro- and micro-F1 with bootstrap
   intervals and paired bootstrap tests;
-- :mod:`skattn.compare.stats`: bootstrap intervals and the paired tests of
+- :mod:`skattn.compare._stats`: bootstrap intervals and the paired tests of
   each attention model against the best baseline (corrected resampled
   t-test over folds, McNemar's exact test on one split);
-- :mod:`skattn.compare.report`: the Markdown and JSON tables (as in Table 2
+- :mod:`skattn.compare._report`: the Markdown and JSON tables (as in Table 2
   of the HAN paper: accuracy mean ± std or interval, fit time, prediction
   speed, margin and p-value against the best baseline), the bar chart with
   error bars, the attention pages and the faithfulness tables.
@@ -23,7 +23,7 @@ One module per job:
 Every public name is importable from ``skattn.compare``.
 """
 
-from skattn.compare.evaluation import (
+from skattn.compare._evaluation import (
     FoldRun,
     check_cv,
     compare,
@@ -32,9 +32,9 @@ from skattn.compare.evaluation import (
     min_class_size,
     rare_classes,
 )
-from skattn.compare.io import Corpus, load_dataset, read_documents, read_table
-from skattn.compare.multilabel import compare_multilabel, f1_scores, format_multilabel_table
-from skattn.compare.registry import (
+from skattn.compare._io import Corpus, load_dataset, read_documents, read_table
+from skattn.compare._multilabel import compare_multilabel, f1_scores, format_multilabel_table
+from skattn.compare._registry import (
     ATTENTION_MODEL,
     BASELINE_KINDS,
     OTHER_BASELINE,
@@ -46,7 +46,7 @@ from skattn.compare.registry import (
     one_vs_rest,
     set_random_state,
 )
-from skattn.compare.report import (
+from skattn.compare._report import (
     FAITHFULNESS_METHODS,
     MODEL_KINDS,
     faithfulness_section,
@@ -55,7 +55,7 @@ from skattn.compare.report import (
     plot_results,
     save_attention_page,
 )
-from skattn.compare.stats import (
+from skattn.compare._stats import (
     add_statistics,
     best_baseline,
     bootstrap_interval,

@@ -8,7 +8,8 @@ this package imports none of them; :func:`export` loads torch when called.
 
 from __future__ import annotations
 
-from skattn.serving.runtime import (
+from skattn._compat import lazy_exports
+from skattn.serving._runtime import (
     ArtifactError,
     OnnxTextClassifier,
     OnnxTextEmbedder,
@@ -16,25 +17,23 @@ from skattn.serving.runtime import (
     read_artifact,
 )
 
+#: Names that need more than numpy and onnxruntime, imported on first use:
+#: ``export`` needs torch, ``predict_partitions`` a fitted estimator and dask.
+_LAZY = {
+    "export": "skattn.serving._export",
+    "predict_partitions": "skattn.serving._partitions",
+}
+
 __all__ = [
     "ArtifactError",
     "OnnxTextClassifier",
     "OnnxTextEmbedder",
     "OnnxTextRegressor",
-    "export",
     "read_artifact",
+    *_LAZY,
 ]
+__getattr__, _lazy_dir = lazy_exports(__name__, _LAZY)
 
 
-def export(estimator, path):
-    """Write a fitted estimator as an artefact; see :mod:`skattn.serving.exporting`.
-
-    Examples
-    --------
-    >>> from skattn.serving import export
-    >>> callable(export)
-    True
-    """
-    from skattn.serving.exporting import export as _export
-
-    return _export(estimator, path)
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from skattn.serving.runtime import (
+from skattn.serving._runtime import (
     OnnxTextClassifier,
     OnnxTextModel,
     OnnxTextRegressor,
@@ -41,7 +41,7 @@ def load_model(path: str | Path, **options) -> OnnxTextModel:
     Examples
     --------
     >>> load_model("model.onnx.zip")  # doctest: +SKIP
-    <skattn.serving.runtime.OnnxTextClassifier object at ...>
+    <skattn.serving._runtime.OnnxTextClassifier object at ...>
     """
     config, _ = read_artifact(path)
     runtime = OnnxTextClassifier if config["task"] == "classifier" else OnnxTextRegressor

@@ -27,6 +27,26 @@ from sklearn.base import clone, is_regressor
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
 
+__all__ = [
+    "DATA_FREE_CHECKS",
+    "check_bad_input_errors",
+    "check_fit_returns_self",
+    "check_idempotent_fit",
+    "check_label_types",
+    "check_multilabel_outputs",
+    "check_multilabel_representation_invariance",
+    "check_not_fitted",
+    "check_param_validation",
+    "check_pickle_round_trip",
+    "check_probabilities",
+    "check_regression_shapes",
+    "check_sample_order_independence",
+    "check_text_estimator",
+    "check_unit_sample_weight",
+    "multilabel_targets",
+    "text_estimator_checks",
+]
+
 TextCheck = Callable[[object, list, np.ndarray], None]
 
 #: The checks scikit-learn's suite runs without data (with string=True,

@@ -1,0 +1,297 @@
+"""Which models a comparison knows: name → factory, with the kind of each model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sklearn.base import BaseEstimator
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.pipeline import Pipeline
+
+from skattn.baselines._fasttext import FastTextClassifier, fasttext_available
+from skattn.baselines._pairs import pair_baselines
+from skattn.baselines._table2 import linear_baselines, tfidf_logreg, tuned_baselines
+from skattn.estimators._classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+from skattn.estimators._pairs import SelfAttentivePairClassifier
+from skattn.training._thresholds import TunedThresholdMultiLabelClassifier
+from skattn.utils._params import validate_params
+
+#: Kind of the attention models (self-attentive, hierarchical and their variants).
+ATTENTION_MODEL = "attention model"
+#: Kind of the five linear baselines of the HAN paper's Table 2.
+TABLE_2_BASELINE = "Table-2 baseline"
+#: Kind of the better-tuned linear variants (``tfidf_logreg`` among them).
+TUNED_BASELINE = "tuned baseline"
+#: Baselines from outside the paper and our linear pipelines (fastText).
+OTHER_BASELINE = "other baseline"
+#: The kinds the best baseline of a comparison is chosen from.
+BASELINE_KINDS = (TABLE_2_BASELINE, TUNED_BASELINE, OTHER_BASELINE)
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One model of the registry: how to build it and what kind of model it is.
+
+    Calling the entry builds a new, unfitted model, so an entry can be used
+    wherever a factory is expected.
+
+    Parameters
+    ----------
+    factory : callable
+        Returns a new unfitted estimator.
+    kind : str
+        ``"attention model"``, ``"Table-2 baseline"``, ``"tuned baseline"``
+        or ``"other baseline"``.
+
+    Examples
+    --------
+    >>> from skattn.baselines._table2 import tfidf_logreg
+    >>> entry = ModelEntry(tfidf_logreg, TUNED_BASELINE)
+    >>> entry.kind, entry().steps[-1][0]
+    ('tuned baseline', 'logisticregression')
+    """
+
+    factory: Callable[[], BaseEstimator]
+    kind: str
+
+    def __call__(self) -> BaseEstimator:
+        return self.factory()
+
+
+def set_random_state(estimator: BaseEstimator, random_state: int | None) -> BaseEstimator:
+    """Set every parameter whose name ends in ``random_state`` to ``random_state``.
+
+    Nested parameters count too (``bagofmeans__random_state`` of a
+    Pipeline), so one seed reaches every random step of a model.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Changed in place.
+    random_state : int or None
+
+    Returns
+    -------
+    estimator
+        The same estimator.
+
+    Examples
+    --------
+    >>> from skattn.baselines._table2 import bag_of_means
+    >>> model = set_random_state(bag_of_means(), 7)
+    >>> model.get_params()["bagofmeans__random_state"]
+    7
+    """
+    seeds = {name: random_state for name in estimator.get_params() if name.endswith("random_state")}
+    return estimator.set_params(**seeds)
+
+
+def one_vs_rest(pipeline: Pipeline) -> TunedThresholdMultiLabelClassifier:
+    """A linear baseline for multi-label ``y``: one classifier per label, F1 thresholds.
+
+    The pipeline's last step becomes a
+    :class:`~sklearn.multiclass.OneVsRestClassifier` of it, and the whole
+    is wrapped in :class:`~skattn.model_selection.TunedThresholdMultiLabelClassifier`,
+    so the baseline chooses its thresholds as the attention classifiers do
+    (for each label's F1, on 10% of the fit data).
+
+    Parameters
+    ----------
+    pipeline : Pipeline
+        A single-label baseline (e.g. :func:`skattn.baselines.bow_tfidf`).
+
+    Returns
+    -------
+    TunedThresholdMultiLabelClassifier
+
+    Examples
+    --------
+    >>> from skattn.baselines._table2 import bow_tfidf
+    >>> model = one_vs_rest(bow_tfidf())
+    >>> type(model.estimator.steps[-1][1]).__name__
+    'OneVsRestClassifier'
+    """
+    name, last = pipeline.steps[-1]
+    steps = [*pipeline.steps[:-1], (name, OneVsRestClassifier(last))]
+    return TunedThresholdMultiLabelClassifier(Pipeline(steps))
+
+
+def available_models(
+    quick: bool = False,
+    vectors: Any = None,
+    vectors_dim: int | None = None,
+    *,
+    random_state: int | None = 0,
+    sentence_split: str | Callable[[str], list[str]] | None = None,
+) -> dict[str, ModelEntry]:
+    """Name → entry (factory and kind) of every model the comparison knows.
+
+    Attention models: ``self_attentive`` (pooling "flatten"),
+    ``self_attentive_max`` / ``_mean`` (pooling over hops),
+    ``self_attentive_8hops`` (8 hops, MLP 256: for many labels),
+    ``self_attentive_pruned`` (Lin et al.'s Appendix A), ``han`` (also
+    ``HN-ATT``), ``han_ave`` (``HN-AVE``), ``han_max`` (``HN-MAX``); each
+    default model also as ``*_w2v`` (word2vec trained on the fit data) and,
+    when ``vectors`` is given, ``*_vectors`` (those pretrained vectors).
+    Baselines: the five of HAN Table 2
+    (:func:`skattn.baselines.linear_baselines`), the tuned variants of
+    :func:`skattn.baselines.tuned_baselines` (``tfidf_logreg`` among them)
+    and, when the ``fasttext`` extra is installed, ``fasttext``
+    (:class:`~skattn.baselines.FastTextClassifier`, an "other
+    baseline": what many users try first). For multi-label corpora, each
+    linear baseline also as ``ovr_*`` (:func:`one_vs_rest`), and
+    ``ovr_tfidf_logreg`` with C=4.
+
+    Parameters
+    ----------
+    quick : bool, default=False
+        Smaller networks and fewer epochs, for a fast look.
+    vectors : path, KeyedVectors or dict, optional
+        Pretrained word vectors for the ``*_vectors`` models.
+    vectors_dim : int, optional
+        Their size (the networks' ``embedding_dim``).
+    random_state : int or None, default=0
+        Seed of every model built (see :func:`set_random_state`).
+    sentence_split : {"punctuation", "lines"} or callable, optional
+        ``sentence_split`` of the hierarchical models (the other models have
+        no sentences); None keeps their default.
+
+    Returns
+    -------
+    dict of str to ModelEntry
+        Each entry is callable: ``entry()`` builds a new unfitted model.
+
+    Raises
+    ------
+    skattn.utils._params.InvalidParameterError
+        If ``sentence_split`` is not a value the hierarchical models accept.
+
+    Examples
+    --------
+    >>> models = available_models(random_state=3, sentence_split="lines")
+    >>> sorted(models)[:4]
+    ['HN-ATT', 'HN-AVE', 'HN-MAX', 'bag_of_means']
+    >>> models["han"].kind, models["han"]().sentence_split, models["han"]().random_state
+    ('attention model', 'lines', 3)
+    >>> models["mean_word2vec"].kind
+    'tuned baseline'
+    >>> models["han_paper"]().embedding_dim  # HierarchicalAttentionClassifier.from_paper()
+    200
+    """
+    quick_params = {"max_epochs": 2, "embedding_dim": 50} if quick else {}
+    han_params = {} if sentence_split is None else {"sentence_split": sentence_split}
+    if sentence_split is not None:
+        # Fail before any data is read, with the classifier's own message.
+        validate_params(HierarchicalAttentionClassifier(**han_params))
+
+    def attention(cls: type, **params: Any) -> ModelEntry:
+        if cls is HierarchicalAttentionClassifier:
+            params = {**han_params, **params}
+        params = {**quick_params, **params}
+        return ModelEntry(lambda: set_random_state(cls(**params), random_state), ATTENTION_MODEL)
+
+    def baseline(
+        builders: Callable[[], dict[str, BaseEstimator]], name: str, kind: str
+    ) -> ModelEntry:
+        return ModelEntry(lambda: set_random_state(builders()[name], random_state), kind)
+
+    models = {
+        "self_attentive": attention(SelfAttentiveClassifier),
+        "self_attentive_max": attention(SelfAttentiveClassifier, pooling="max"),
+        "self_attentive_mean": attention(SelfAttentiveClassifier, pooling="mean"),
+        # More hops and a wider MLP: for many labels (chosen on GoEmotions' validation split).
+        "self_attentive_8hops": attention(
+            SelfAttentiveClassifier, attention_hops=8, mlp_hidden=256
+        ),
+        # Lin et al.'s Appendix A: the pruned first MLP layer.
+        "self_attentive_pruned": attention(SelfAttentiveClassifier, mlp_connections="pruned"),
+        "han": attention(HierarchicalAttentionClassifier),
+        "han_ave": attention(HierarchicalAttentionClassifier, pooling="mean"),
+        "han_max": attention(HierarchicalAttentionClassifier, pooling="max"),
+    }
+    for name, cls in [
+        ("self_attentive", SelfAttentiveClassifier),
+        ("han", HierarchicalAttentionClassifier),
+    ]:
+        models[f"{name}_w2v"] = attention(cls, embeddings="word2vec")
+        if vectors is not None:
+            models[f"{name}_vectors"] = attention(
+                cls, embeddings=vectors, embedding_dim=vectors_dim
+            )
+    # The papers' presets (each paper's recipe; see from_paper).
+    for name, cls, preset_params in [
+        ("self_attentive_paper", SelfAttentiveClassifier, {}),
+        ("self_attentive_paper_pruned", SelfAttentiveClassifier, {"mlp_connections": "pruned"}),
+        ("han_paper", HierarchicalAttentionClassifier, {}),
+    ]:
+        preset = cls.from_paper()
+        # Only the settings the preset has (a self-attentive model has no sentences).
+        overrides = {k: v for k, v in {**han_params, **quick_params}.items() if hasattr(preset, k)}
+        overrides.update(preset_params)
+        models[name] = ModelEntry(
+            lambda cls=cls, overrides=overrides: set_random_state(
+                cls.from_paper(**overrides), random_state
+            ),
+            ATTENTION_MODEL,
+        )
+    # The paper's names for the hierarchical variants.
+    models.update(
+        {"HN-ATT": models["han"], "HN-AVE": models["han_ave"], "HN-MAX": models["han_max"]}
+    )
+    # For corpora of text pairs (SICK): Lin et al.'s pair model and the pair baseline.
+    models["self_attentive_pair"] = ModelEntry(
+        lambda: set_random_state(SelfAttentivePairClassifier(**quick_params), random_state),
+        ATTENTION_MODEL,
+    )
+    models["tfidf_pair_logreg"] = baseline(pair_baselines, "tfidf_pair_logreg", TUNED_BASELINE)
+    # Each linear baseline also for multi-label y: one-vs-rest with F1 thresholds.
+    for builders, kind in ((linear_baselines, TABLE_2_BASELINE), (tuned_baselines, TUNED_BASELINE)):
+        for name in builders():
+            models[name] = baseline(builders, name, kind)
+            models[f"ovr_{name}"] = ModelEntry(
+                lambda builders=builders, name=name: set_random_state(
+                    one_vs_rest(builders()[name]), random_state
+                ),
+                kind,
+            )
+    # tfidf_logreg at C=4: the setting of the GoEmotions figure in the corpora's README.
+    models["ovr_tfidf_logreg"] = ModelEntry(
+        lambda: set_random_state(one_vs_rest(tfidf_logreg(C=4.0)), random_state), TUNED_BASELINE
+    )
+    if fasttext_available():
+        models["fasttext"] = ModelEntry(
+            lambda: set_random_state(FastTextClassifier(), random_state), OTHER_BASELINE
+        )
+    return models
+
+
+def model_kind(name: str, models: dict[str, ModelEntry] | None = None) -> str:
+    """The kind of a registered model: an attention model, a Table-2, tuned or other baseline.
+
+    Parameters
+    ----------
+    name : str
+        A model name of ``models``.
+    models : dict of str to ModelEntry, optional
+        A registry; default :func:`available_models`.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    KeyError
+        If ``name`` is not in the registry.
+
+    Examples
+    --------
+    >>> model_kind("han_ave"), model_kind("bow_tfidf"), model_kind("tfidf_logreg")
+    ('attention model', 'Table-2 baseline', 'tuned baseline')
+    """
+    models = available_models() if models is None else models
+    if name not in models:
+        raise KeyError(f"unknown model {name!r}; known: {sorted(models)}")
+    return models[name].kind

@@ -1,0 +1,213 @@
+"""Sentence pairs as input: validation, encoding and batches.
+
+A pair estimator takes ``X`` as pairs of texts: a list of 2-tuples (or
+2-lists), a 2-column numpy array or a 2-column pandas DataFrame. Both
+sides share one vocabulary; each is encoded as its own
+:class:`~skattn.text.EncodedCorpus`, and a :class:`PairDataset` pads a
+batch of both sides (``tokens``/``lengths`` and ``tokens_b``/``lengths_b``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+import torch
+from torch.utils.data import Dataset
+
+from skattn.text._batching import DocumentDataset
+from skattn.text._encoder import EncodedCorpus, TextEncoder
+from skattn.utils._validation import check_text_input
+
+__all__ = ["PairCorpus", "PairDataset", "check_pair_input"]
+
+_HINT = (
+    "expected pairs of texts: a list of (text, text) tuples, a 2-column array or a "
+    "2-column DataFrame"
+)
+
+
+def check_pair_input(X: Any, *, name: str = "X") -> list[tuple[str, str]]:
+    """Validate pairs of texts; return them as a list of ``(first, second)`` tuples.
+
+    Each text is checked as :func:`skattn.utils._validation.check_text_input`
+    checks documents (str only: no None, NaN or bytes).
+
+    Parameters
+    ----------
+    X : list of 2-tuples, 2-column ndarray or 2-column DataFrame
+    name : str, default="X"
+        How errors name the input.
+
+    Returns
+    -------
+    list of (str, str)
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming what is wrong and where.
+
+    Examples
+    --------
+    >>> check_pair_input([("a man sings", "a person sings")])
+    [('a man sings', 'a person sings')]
+    >>> check_pair_input(["a man sings"])
+    Traceback (most recent call last):
+    ...
+    TypeError: X[0] is a str, not a pair; expected pairs of texts: ...
+    """
+    if sp.issparse(X):
+        raise TypeError(f"{name} is a sparse matrix; {_HINT}.")
+    if hasattr(X, "iloc") and hasattr(X, "columns"):  # a pandas DataFrame
+        if len(X.columns) != 2:
+            raise TypeError(f"{name} has {len(X.columns)} columns; {_HINT}.")
+        X = list(zip(X.iloc[:, 0].tolist(), X.iloc[:, 1].tolist()))
+    elif isinstance(X, np.ndarray):
+        if X.ndim != 2 or X.shape[1] != 2:
+            raise TypeError(f"{name} has shape {X.shape}; {_HINT}.")
+        X = [tuple(row) for row in X.tolist()]
+    elif isinstance(X, (str, bytes)) or not isinstance(X, Sequence):
+        raise TypeError(f"{name} is a {type(X).__name__}; {_HINT}.")
+    pairs = list(X)
+    if not pairs:
+        raise ValueError(f"{name} is empty; at least one pair is needed.")
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, (Sequence, np.ndarray)):
+            raise TypeError(f"{name}[{i}] is a {type(pair).__name__}, not a pair; {_HINT}.")
+        if len(pair) != 2:
+            raise TypeError(f"{name}[{i}] holds {len(pair)} texts, not 2; {_HINT}.")
+    first = check_text_input([pair[0] for pair in pairs], name=f"{name}[:, 0]")
+    second = check_text_input([pair[1] for pair in pairs], name=f"{name}[:, 1]")
+    return list(zip(first, second))
+
+
+@dataclass
+class PairCorpus:
+    """Both sides of encoded pairs, with the counts a fit reports.
+
+    Attributes
+    ----------
+    first, second : EncodedCorpus
+        The first and the second text of every pair.
+
+    Examples
+    --------
+    >>> corpus = PairCorpus.fit_encode(TextEncoder(), [("a b", "b c")])
+    >>> len(corpus), corpus.first.document_lengths.tolist(), corpus.n_blank
+    (1, [2], 0)
+    """
+
+    first: EncodedCorpus
+    second: EncodedCorpus
+
+    @classmethod
+    def fit_encode(cls, encoder: TextEncoder, pairs: list[tuple[str, str]]) -> PairCorpus:
+        """Fit ``encoder``'s vocabulary on both sides of ``pairs`` and encode them."""
+        encoder.fit([text for pair in pairs for text in pair])
+        return cls.encode(encoder, pairs)
+
+    @classmethod
+    def encode(cls, encoder: TextEncoder, pairs: list[tuple[str, str]]) -> PairCorpus:
+        """Encode both sides of validated ``pairs`` with a fitted encoder."""
+        return cls(
+            encoder.encode([a for a, _ in pairs], validated=True),
+            encoder.encode([b for _, b in pairs], validated=True),
+        )
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    @property
+    def n_texts(self) -> int:
+        """Texts of both sides: what ``n_blank`` and ``n_truncated`` count among."""
+        return 2 * len(self)
+
+    @property
+    def n_blank(self) -> int:
+        """Texts (of either side) that were blank or yielded no token."""
+        return int(self.first.n_blank + self.second.n_blank)
+
+    @property
+    def n_truncated(self) -> int:
+        """Texts (of either side) that the length limit shortened."""
+        return int(self.first.n_truncated + self.second.n_truncated)
+
+    @property
+    def truncated_by(self) -> dict[str, int]:
+        """Texts cut, by the parameter that cut them."""
+        counts = dict(self.first.truncated_by)
+        for limit, count in self.second.truncated_by.items():
+            counts[limit] = counts.get(limit, 0) + count
+        return counts
+
+
+class PairDataset(Dataset):
+    """Pairs of an encoded :class:`PairCorpus`, with optional labels and weights.
+
+    Parameters
+    ----------
+    corpus : PairCorpus
+    y, sample_weight : ndarray, optional
+        As :class:`~skattn.text.DocumentDataset`'s.
+    index : ndarray of int, optional
+        The pairs this dataset exposes (default: all).
+
+    Examples
+    --------
+    >>> corpus = PairCorpus.fit_encode(TextEncoder(), [("a b c", "b"), ("a", "c c")])
+    >>> X, y = PairDataset(corpus).collate([0, 1])
+    >>> X["lengths"].tolist(), X["lengths_b"].tolist(), y is None
+    ([3, 1], [1, 2], True)
+    """
+
+    def __init__(self, corpus: PairCorpus, y=None, sample_weight=None, index=None):
+        self.corpus = corpus
+        self.first = DocumentDataset(corpus.first, y, sample_weight, index=index)
+        self.second = DocumentDataset(corpus.second, index=self.first.index)
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    def __getitem__(self, index: int) -> int:
+        return index
+
+    @property
+    def labels(self) -> np.ndarray | None:
+        """The encoded labels of the pairs this dataset exposes, in its order."""
+        return self.first.labels
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Tokens of each pair, both sides."""
+        return self.first.lengths + self.second.lengths
+
+    @property
+    def sort_keys(self) -> np.ndarray:
+        """What batches are bucketed by: the longer side, then the shorter."""
+        longer = np.maximum(self.first.lengths, self.second.lengths)
+        shorter = np.minimum(self.first.lengths, self.second.lengths)
+        return longer * (int(shorter.max(initial=0)) + 1) + shorter
+
+    def length_order(self) -> np.ndarray:
+        """Positions of the pairs shortest first (stable)."""
+        return np.argsort(self.sort_keys, kind="stable")
+
+    def collate(self, indices: list[int]) -> tuple[dict[str, torch.Tensor], torch.Tensor | None]:
+        """Pad a batch of pairs: the first side's keys, and the second's with ``_b``."""
+        X, y = self.first.collate(indices)
+        second, _ = self.second.collate(indices)
+        X.update({f"{key}_b": value for key, value in second.items()})
+        return X, y
+
+    def subset(self, indices: np.ndarray) -> PairDataset:
+        """The pairs at ``indices`` of this dataset, in that order."""
+        return PairDataset(
+            self.corpus,
+            self.first.y,
+            self.first.sample_weight,
+            index=self.first.index[np.asarray(indices, dtype=np.int64)],
+        )

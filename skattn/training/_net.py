@@ -1,0 +1,912 @@
+"""skorch glue: the training loop of every attention estimator.
+
+This layer owns everything between an estimator's settings and PyTorch:
+
+- :func:`build_net` maps the estimator's parameters to a skorch net:
+  optimizer, learning-rate schedule, clipping, early stopping, checkpoints,
+  the user's callbacks and skorch arguments (``net_params``);
+  :class:`NetConfig` carries those settings, typed; :func:`optimizer_arguments`,
+  :func:`training_callbacks` and :func:`validation_callbacks` are its parts;
+- :class:`AttentionNet` is a :class:`skorch.NeuralNetClassifier` that
+  overrides only what it must: the loss (sample weights, class weights,
+  the attention penalty), the iterators (length-bucketed training batches,
+  length-sorted inference batches, both honouring the user's
+  ``iterator_*`` settings) and inference that returns every module output
+  per document;
+- :mod:`skattn.training._accelerated` holds the nets that train through an
+  ``accelerate.Accelerator`` (an estimator's ``accelerator`` parameter);
+  :func:`build_net` chooses them when one is given.
+
+Device, thread and seed handling live in :mod:`skattn.utils._runtime`.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+import torch
+from scipy.special import expit
+from skorch import NeuralNet, NeuralNetClassifier, NeuralNetRegressor
+from skorch.callbacks import (
+    Callback,
+    Checkpoint,
+    EarlyStopping,
+    GradientNormClipping,
+    LRScheduler,
+)
+from skorch.helper import predefined_split
+from torch.optim.lr_scheduler import CosineAnnealingLR, LambdaLR, SequentialLR
+from torch.utils.data import DataLoader
+
+from skattn.text._batching import BucketBatchSampler, DocumentDataset
+from skattn.text._pairs import PairDataset
+from skattn.utils._runtime import resolve_device
+
+__all__ = [
+    "NET_PARAM_PREFIXES",
+    "OPTIMIZERS",
+    "VALIDATION_MONITORS",
+    "AttentionMultiLabelNet",
+    "AttentionNet",
+    "AttentionRegressionNet",
+    "GradientValueClipping",
+    "NetConfig",
+    "RestoreLastEpoch",
+    "ValidationMacroF1",
+    "build_net",
+    "check_net_params",
+    "fused_optimizer_works",
+    "optimizer_arguments",
+    "release_fit_data",
+    "training_callbacks",
+    "user_callback_types",
+    "validation_callbacks",
+    "warmup_then",
+]
+
+#: Optimizers by the names the estimators accept.
+OPTIMIZERS = {
+    "adam": torch.optim.Adam,
+    "adamw": torch.optim.AdamW,
+    "sgd": torch.optim.SGD,
+    "adagrad": torch.optim.Adagrad,
+    "rmsprop": torch.optim.RMSprop,
+}
+
+
+class _AttentionNetMixin:
+    """What the classification and the regression net share (see :class:`AttentionNet`)."""
+
+    #: Whether a document's loss over several outputs is their sum (else their mean).
+    _sum_outputs = False
+
+    def __init__(
+        self,
+        *args,
+        penalty: float = 0.0,
+        class_weight: Sequence[float] | None = None,
+        bucket_pool: int = 50,
+        batch_tokens: int | None = None,
+        **kwargs,
+    ):
+        super().__init__(*args, **kwargs)
+        self.penalty = penalty
+        self.class_weight = class_weight
+        self.bucket_pool = bucket_pool
+        self.batch_tokens = batch_tokens
+
+    def infer(self, x, **fit_params):
+        x = {key: value for key, value in x.items() if key != "sample_weight"}
+        return super().infer(x, **fit_params)
+
+    def get_loss(self, y_pred, y_true, X=None, training=False):
+        """Weighted mean of the per-document losses, plus ``penalty`` × the mean penalty.
+
+        A document's weight is its ``sample_weight`` (1 if none) times the
+        ``class_weight`` of its class (1 if none); the loss is
+        Σ wᵢ lossᵢ / Σ wᵢ, so weights of ones give the plain mean. A
+        document's loss over several outputs is their mean (regression) or
+        their sum (multi-label: the negative log-likelihood of its label set).
+        """
+        logits = y_pred[0]
+        y_true = y_true.to(logits.device)
+        losses = self.criterion_(logits, y_true)
+        if losses.dim() > 1:
+            losses = losses.flatten(1)
+            losses = losses.sum(dim=1) if self._sum_outputs else losses.mean(dim=1)
+        weights = None if X is None else X.get("sample_weight")
+        if weights is not None:
+            weights = weights.to(losses.device, losses.dtype)
+        if self.class_weight is not None:
+            per_class = torch.as_tensor(self.class_weight, dtype=losses.dtype, device=losses.device)
+            weights = per_class[y_true] if weights is None else weights * per_class[y_true]
+        if weights is None:
+            loss = losses.mean()
+        else:
+            loss = (losses * weights).sum() / weights.sum().clamp(min=1e-12)
+        penalty = getattr(y_pred, "penalty", None)
+        if self.penalty and penalty is not None:
+            loss = loss + self.penalty * penalty.mean()
+        return loss
+
+    def get_iterator(self, dataset, training=False):
+        if not isinstance(dataset, (DocumentDataset, PairDataset)):
+            return super().get_iterator(dataset, training=training)
+        # The user's iterator_train__*/iterator_valid__* (num_workers, ...),
+        # without the batching arguments that skorch injects.
+        extra = {
+            key: value
+            for key, value in self.get_params_for(
+                "iterator_train" if training else "iterator_valid"
+            ).items()
+            if key not in _OWN_ITERATOR_ARGS
+        }
+        if training:
+            sampler = self._training_batches(
+                BucketBatchSampler(
+                    dataset.sort_keys,
+                    self.batch_size,
+                    shuffle=True,
+                    pool_batches=self.bucket_pool,
+                    sizes=dataset.lengths,
+                    max_tokens=self.batch_tokens,
+                )
+            )
+        else:
+            # A DataLoader draws a base seed when it starts iterating: from its
+            # own generator here, so inference leaves the global one alone.
+            extra.setdefault("generator", torch.Generator())
+            # In dataset order, as skorch's own predict expects; predict_outputs
+            # hands over a length-sorted view of the documents (less padding).
+            order = np.arange(len(dataset))
+            sampler = [
+                order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)
+            ]
+        return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate, **extra)
+
+    def _training_batches(self, sampler: BucketBatchSampler):
+        """The batch sampler of an epoch's training batches (distributed nets share it out)."""
+        return sampler
+
+    def load_embeddings(self, vectors: np.ndarray | None, freeze: bool = False) -> None:
+        """Copy initial word vectors into the module's ``embedding``; optionally freeze it."""
+        embedding = _bare_module(self).embedding
+        if vectors is not None:
+            with torch.no_grad():
+                embedding.weight.copy_(torch.as_tensor(vectors, dtype=embedding.weight.dtype))
+        embedding.weight.requires_grad_(not freeze)
+
+    def _iter_outputs(self, dataset: DocumentDataset) -> Iterator[tuple[np.ndarray, dict, Any]]:
+        """Yield ``(document_indices, batch, module_output)`` over length-sorted batches."""
+        order = dataset.length_order()
+        self.module_.eval()
+        start = 0
+        with torch.no_grad():
+            for X, _ in self.get_iterator(dataset.subset(order), training=False):
+                rows = order[start : start + len(X["lengths"])]
+                start += len(rows)
+                yield rows, X, self.infer(X)
+
+    def predict_outputs(
+        self, dataset: DocumentDataset, fields: Sequence[str] = ("logits",)
+    ) -> dict[str, object]:
+        """Module outputs for every document, in dataset order.
+
+        Parameters
+        ----------
+        dataset : DocumentDataset
+        fields : sequence of str
+            Names of the module output's fields to collect. Fields with a
+            fixed per-document shape come back as one array; attention maps
+            as a list of per-document arrays, cut to the document's real
+            size.
+
+        Returns
+        -------
+        dict of str to ndarray or list of ndarray
+        """
+        collected: dict[str, list] = {field: [None] * len(dataset) for field in fields}
+        for rows, X, output in self._iter_outputs(dataset):
+            for field in fields:
+                values = _to_numpy(getattr(output, field))
+                if field in PER_DOCUMENT:
+                    # A pair's second text has its own lengths (``lengths_b``).
+                    lengths = X["lengths_b" if field.endswith("_b") else "lengths"]
+                    values = PER_DOCUMENT[field](values, lengths.cpu().numpy())
+                for row, value in zip(rows, values):
+                    collected[field][row] = value
+        return {
+            field: np.stack(values) if _same_shape(values) else values
+            for field, values in collected.items()
+        }
+
+
+class AttentionNet(_AttentionNetMixin, NeuralNetClassifier):
+    """NeuralNetClassifier for modules that return (logits, attention..., penalty).
+
+    Parameters
+    ----------
+    penalty : float, default=0.0
+        Coefficient of the module's ``penalty`` output in the loss.
+    class_weight : sequence of float or None, default=None
+        Weight of each (encoded) class in the loss.
+    bucket_pool : int, default=50
+        Training batches are drawn from shuffled pools of this many batches
+        sorted by length; 1 gives plain random batches (no bucketing).
+    batch_tokens : int or None, default=None
+        Token-budget training batches: up to this many tokens each (see
+        :class:`~skattn.text.BucketBatchSampler`) instead of ``batch_size``
+        documents.
+    **kwargs
+        Passed to :class:`skorch.NeuralNetClassifier`.
+
+    Examples
+    --------
+    Made by :func:`build_net` (or an estimator's ``build_network``):
+
+    >>> from skattn import SelfAttentiveClassifier
+    >>> net = SelfAttentiveClassifier(hidden_size=4).build_network(n_outputs=2, vocab_size=10)
+    >>> type(net).__name__, net.penalty
+    ('AttentionNet', 0.1)
+    """
+
+
+class AttentionRegressionNet(_AttentionNetMixin, NeuralNetRegressor):
+    """NeuralNetRegressor for the same modules: their ``logits`` are the predicted outputs.
+
+    The loss is the mean squared error per document (averaged over its
+    outputs), weighted by ``sample_weight`` as in :class:`AttentionNet`,
+    plus ``penalty`` × the module's penalty. Parameters as
+    :class:`AttentionNet` (``class_weight`` stays None).
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveRegressor
+    >>> net = SelfAttentiveRegressor(hidden_size=4).build_network(n_outputs=1, vocab_size=10)
+    >>> type(net).__name__, type(net.initialize().criterion_).__name__
+    ('AttentionRegressionNet', 'MSELoss')
+    """
+
+
+class AttentionMultiLabelNet(_AttentionNetMixin, NeuralNet):
+    """NeuralNet for multi-label targets: one logit per label, binary cross-entropy.
+
+    A document's loss is the binary cross-entropy of each of its labels,
+    summed over the labels (the negative log-likelihood of its label set, as
+    the cross-entropy of :class:`AttentionNet` is that of its class), then
+    weighted by ``sample_weight`` as in :class:`AttentionNet`, plus
+    ``penalty`` × the module's penalty. A label's positive examples weigh
+    ``criterion__pos_weight`` (from the estimator's ``class_weight``).
+    Parameters as :class:`AttentionNet` (``class_weight`` stays None).
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> net = SelfAttentiveClassifier(hidden_size=4).build_network(
+    ...     n_outputs=3, vocab_size=10, task="multilabel")
+    >>> type(net).__name__, type(net.initialize().criterion_).__name__
+    ('AttentionMultiLabelNet', 'BCEWithLogitsLoss')
+    """
+
+    _sum_outputs = True
+
+
+def _bare_module(net) -> torch.nn.Module:
+    """``net.module_`` without the wrapper an accelerator puts around it while training."""
+    accelerator = getattr(net, "accelerator", None)
+    if accelerator is None or not getattr(net, "_wrapped_with_accelerator", False):
+        return net.module_
+    return accelerator.unwrap_model(net.module_)
+
+
+def _attention_per_document(attention: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
+    """Self-attentive A (batch, hops, time) → one (hops, length) array per document."""
+    return [a[:, :n] for a, n in zip(attention, lengths)]
+
+
+def _sentence_attention_per_document(attention, lengths) -> list[np.ndarray]:
+    """(batch, sentences) → one (n_sentences,) array per document."""
+    return [a[: int((counts > 0).sum())] for a, counts in zip(attention, lengths)]
+
+
+def _word_attention_per_document(attention, lengths) -> list[list[np.ndarray]]:
+    """(batch, sentences, words) → per document, one (n_words,) array per sentence."""
+    return [
+        [weights[:n] for weights, n in zip(document, sentence_lengths[sentence_lengths > 0])]
+        for document, sentence_lengths in zip(attention, lengths)
+    ]
+
+
+#: How each padded attention output is cut to each document's real size,
+#: given the batch's ``lengths`` (tokens per document, or words per sentence).
+PER_DOCUMENT: dict[str, Callable[[np.ndarray, np.ndarray], list]] = {
+    "attention": _attention_per_document,
+    "attention_b": _attention_per_document,
+    "sentence_attention": _sentence_attention_per_document,
+    "word_attention": _word_attention_per_document,
+}
+
+
+def _to_numpy(values: torch.Tensor) -> np.ndarray:
+    """A module output on the CPU as numpy (bfloat16, which numpy lacks, as float32)."""
+    if values.dtype == torch.bfloat16:
+        values = values.float()
+    return values.cpu().numpy()
+
+
+def _same_shape(values: list) -> bool:
+    """Whether per-document values are arrays of one shape (so they stack)."""
+    if not all(isinstance(v, np.ndarray) for v in values):
+        return False
+    return all(v.shape == values[0].shape for v in values)
+
+
+class RestoreLastEpoch(Callback):
+    """After an interrupted fit (Ctrl-C), put back the weights of the last finished epoch.
+
+    skorch stops training on ``KeyboardInterrupt`` and keeps the module as
+    it was mid-epoch; this callback keeps a copy of the weights at the end
+    of each epoch and restores it when training ends inside an epoch. The
+    net's ``interrupted_`` then says so.
+
+    Examples
+    --------
+    Every net :func:`build_net` makes has it:
+
+    >>> [name for name, _ in training_callbacks(NetConfig())][:1]
+    ['restore_last_epoch']
+    """
+
+    def on_train_begin(self, net, **kwargs):
+        self._snapshot(net)
+        net.interrupted_ = False
+
+    def on_epoch_begin(self, net, **kwargs):
+        self.in_epoch_ = True
+
+    def on_epoch_end(self, net, **kwargs):
+        self._snapshot(net)
+
+    def on_train_end(self, net, **kwargs):
+        if self.in_epoch_:
+            # The module itself: an accelerated net has unwrapped it by now.
+            _bare_module(net).load_state_dict(self.state_)
+            net.interrupted_ = True
+            warnings.warn(
+                f"fit was interrupted; the weights of the last finished epoch "
+                f"({len(net.history) - 1}) were restored.",
+                UserWarning,
+                stacklevel=2,
+            )
+        # The copy has served: a fitted model (pickled, sent to dask workers) does without it.
+        self.state_ = None
+
+    def _snapshot(self, net):
+        state = _bare_module(net).state_dict()
+        self.state_ = {k: v.detach().clone() for k, v in state.items()}
+        self.in_epoch_ = False
+
+
+def warmup_then(decay: str, warmup_epochs: int, max_epochs: int):
+    """The learning-rate schedule class and arguments for skorch's ``LRScheduler``.
+
+    Parameters
+    ----------
+    decay : {"constant", "cosine"}
+        What follows the warm-up.
+    warmup_epochs : int
+        Epochs of linear warm-up from ``lr / (warmup_epochs + 1)`` to ``lr``.
+    max_epochs : int
+
+    Returns
+    -------
+    (scheduler class, dict of its arguments) or None
+        None for a constant rate with no warm-up.
+
+    Examples
+    --------
+    >>> warmup_then("cosine", 0, 10)[0].__name__
+    'CosineAnnealingLR'
+    """
+    decay_epochs = max(1, max_epochs - warmup_epochs)
+    if warmup_epochs == 0:
+        if decay == "cosine":
+            return CosineAnnealingLR, {"T_max": max_epochs}
+        return None
+
+    def warmup(epoch: int) -> float:
+        return (epoch + 1) / (warmup_epochs + 1)
+
+    if decay == "constant":
+        return LambdaLR, {"lr_lambda": lambda epoch: min(1.0, warmup(epoch))}
+    return _WarmupCosine, {"warmup_epochs": warmup_epochs, "decay_epochs": decay_epochs}
+
+
+class GradientValueClipping(Callback):
+    """Clip every gradient element to [−value, value] before each step.
+
+    Lin et al.'s code clips this way (element by element) where skorch's
+    :class:`~skorch.callbacks.GradientNormClipping` bounds the global norm.
+
+    Parameters
+    ----------
+    value : float
+
+    Examples
+    --------
+    >>> weight = torch.nn.Parameter(torch.zeros(3))
+    >>> weight.grad = torch.tensor([-2.0, 0.1, 3.0])
+    >>> class Net:
+    ...     module_ = torch.nn.ParameterList([weight])
+    >>> GradientValueClipping(0.5).on_grad_computed(Net(), [("w", weight)])
+    >>> weight.grad.tolist()
+    [-0.5, 0.10000000149011612, 0.5]
+    """
+
+    def __init__(self, value: float):
+        self.value = value
+
+    def on_grad_computed(self, net, named_parameters, **kwargs):
+        parameters = [p for _, p in named_parameters]
+        accelerator = getattr(net, "accelerator", None)
+        if accelerator is None:
+            torch.nn.utils.clip_grad_value_(parameters, self.value)
+        elif accelerator.sync_gradients:
+            # Unscaled (fp16), averaged over the processes, accumulated in full.
+            accelerator.clip_grad_value_(parameters, self.value)
+
+
+class _WarmupCosine(SequentialLR):
+    """Linear warm-up for ``warmup_epochs``, then cosine decay over ``decay_epochs``."""
+
+    def __init__(self, optimizer, warmup_epochs: int, decay_epochs: int, last_epoch: int = -1):
+        warm = LambdaLR(optimizer, lambda epoch: (epoch + 1) / (warmup_epochs + 1))
+        cosine = CosineAnnealingLR(optimizer, T_max=decay_epochs)
+        super().__init__(
+            optimizer, [warm, cosine], milestones=[warmup_epochs], last_epoch=last_epoch
+        )
+
+
+#: Prefixes of skorch arguments a user may pass through ``net_params``.
+NET_PARAM_PREFIXES = ("optimizer__", "criterion__", "iterator_train__", "iterator_valid__")
+#: AttentionNet's own knobs a user may pass through ``net_params`` too.
+NET_PARAM_NAMES = ("bucket_pool",)
+#: DataLoader arguments the package sets itself (batching is its job).
+_OWN_ITERATOR_ARGS = (
+    "batch_size",
+    "shuffle",
+    "sampler",
+    "batch_sampler",
+    "collate_fn",
+    "drop_last",
+    "in_order",
+)
+
+
+def check_net_params(net_params: Mapping[str, Any] | None) -> None:
+    """Fail before training on a ``net_params`` key skattn would not pass on as meant.
+
+    Parameters
+    ----------
+    net_params : dict or None
+        skorch arguments with one of :data:`NET_PARAM_PREFIXES`, e.g.
+        ``{"optimizer__betas": (0.9, 0.98), "iterator_train__num_workers": 2}``.
+
+    Examples
+    --------
+    >>> check_net_params({"optimizer__betas": (0.9, 0.98)})
+    >>> check_net_params({"module__hidden": 3})
+    Traceback (most recent call last):
+    ...
+    ValueError: net_params['module__hidden']: keys must start with one of ...
+    """
+    for key in net_params or {}:
+        if not isinstance(key, str) or not (
+            key.startswith(NET_PARAM_PREFIXES) or key in NET_PARAM_NAMES
+        ):
+            raise ValueError(
+                f"net_params[{key!r}]: keys must start with one of {list(NET_PARAM_PREFIXES)} "
+                f"(or be one of {list(NET_PARAM_NAMES)}); "
+                "network sizes, lr, max_epochs, batch_size, device and callbacks are "
+                "estimator parameters of their own."
+            )
+        if key.startswith("iterator") and key.split("__", 1)[1] in _OWN_ITERATOR_ARGS:
+            raise ValueError(
+                f"net_params[{key!r}]: batching is set by batch_size (training batches "
+                "are shuffled and grouped by length); this key cannot change it."
+            )
+
+
+def user_callback_types(callbacks: Sequence | None) -> set[type]:
+    """The skorch callback classes among a user's ``callbacks`` (named or not).
+
+    Examples
+    --------
+    >>> from skorch.callbacks import EarlyStopping, ProgressBar
+    >>> sorted(t.__name__ for t in user_callback_types([("bar", ProgressBar()), EarlyStopping]))
+    ['EarlyStopping', 'ProgressBar']
+    """
+    types = set()
+    for callback in callbacks or []:
+        item = callback[1] if isinstance(callback, tuple) else callback
+        types.add(item if isinstance(item, type) else type(item))
+    return types
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """The training settings of an estimator (already validated by it), as skorch needs them.
+
+    Built once per ``fit`` from the estimator's parameters
+    (:meth:`from_params`), so a reader (and a type checker) can follow each
+    setting from the estimator to the net :func:`build_net` makes.
+
+    Examples
+    --------
+    >>> config = NetConfig.from_params({"lr": 0.01, "hidden_size": 8})
+    >>> config.lr, config.optimizer  # hidden_size is the module's, not the net's
+    (0.01, 'adam')
+    """
+
+    optimizer: str | type = "adam"
+    lr: float = 3e-3
+    momentum: float = 0.9
+    weight_decay: float = 0.0
+    clip_grad_norm: float | None = None
+    clip_grad_value: float | None = None
+    lr_schedule: str = "constant"
+    warmup_epochs: int = 0
+    early_stopping: bool = False
+    n_iter_no_change: int = 3
+    max_epochs: int = 8
+    batch_size: int = 64
+    batch_tokens: int | None = None
+    callbacks: Sequence | None = None
+    net_params: Mapping[str, Any] | None = None
+    device: str | None = "cpu"
+    accelerator: Any = None
+    verbose: int = 0
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> NetConfig:
+        """The settings among an estimator's ``get_params(deep=False)`` (others are ignored).
+
+        Parameters
+        ----------
+        params : mapping
+
+        Returns
+        -------
+        NetConfig
+        """
+        names = {f.name for f in fields(cls)}
+        return cls(**{name: value for name, value in params.items() if name in names})
+
+    @property
+    def optimizer_class(self) -> type[torch.optim.Optimizer]:
+        """The optimizer class (a name of :data:`OPTIMIZERS` or the class itself)."""
+        return OPTIMIZERS.get(self.optimizer, self.optimizer)
+
+
+def build_net(
+    config: NetConfig,
+    *,
+    module: type[torch.nn.Module],
+    module_params: Mapping[str, Any],
+    n_classes: int,
+    valid: DocumentDataset | None = None,
+    checkpoint_dir=None,
+    penalty: float = 0.0,
+    class_weight: Sequence[float] | None = None,
+    task: str = "classification",
+) -> AttentionNet | AttentionRegressionNet | AttentionMultiLabelNet:
+    """The skorch net for an estimator's settings.
+
+    Parameters
+    ----------
+    config : NetConfig
+        The training settings.
+    module : torch.nn.Module class
+    module_params : mapping
+        Its constructor arguments.
+    n_classes : int
+        Classes (classification) or outputs (regression).
+    valid : DocumentDataset or None
+        The validation split, if any.
+    checkpoint_dir : str or None
+        Where the best validation epoch is saved (with ``valid``).
+    penalty : float
+        Coefficient of the module's penalty output.
+    class_weight : sequence of float or None
+        Loss weight of each encoded class (multi-label: of each label's
+        positive examples).
+    task : {"classification", "multilabel", "regression"}, default="classification"
+        :class:`AttentionNet` with cross-entropy,
+        :class:`AttentionMultiLabelNet` with binary cross-entropy per label,
+        or :class:`AttentionRegressionNet` with the squared error.
+
+    Returns
+    -------
+    AttentionNet, AttentionMultiLabelNet or AttentionRegressionNet
+        Not initialised.
+
+    Examples
+    --------
+    >>> from skattn.nn._outputs import ModuleOutput
+    >>> class Linear(torch.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.embedding = torch.nn.Embedding(3, 2)
+    ...     def forward(self, tokens, lengths):
+    ...         return ModuleOutput(logits=self.embedding(tokens).sum(1))
+    >>> net = build_net(NetConfig(lr=0.1), module=Linear, module_params={}, n_classes=2)
+    >>> net.lr, type(net.initialize().optimizer_).__name__
+    (0.1, 'Adam')
+    """
+    accelerator = config.accelerator
+    if accelerator is not None:
+        from skattn.training import _accelerated as accelerated
+
+        accelerated.check_accelerator(accelerator)
+    # With an accelerator, it places the network (skorch wants device=None).
+    device = None if accelerator is not None else resolve_device(config.device)
+    callbacks = [
+        *training_callbacks(config),
+        *validation_callbacks(config, checkpoint_dir, task, valid),
+        *(config.callbacks or []),
+    ]
+    accelerator_arguments = {}
+    if accelerator is not None:
+        accelerator_arguments["accelerator"] = accelerator
+        # skorch's PrintLog writes to any sink but print whatever the verbosity:
+        # the main process prints only when asked to.
+        accelerator_arguments["callbacks__print_log__sink"] = (
+            accelerator.print if config.verbose else print
+        )
+        if accelerator.num_processes > 1:
+            callbacks.insert(0, ("train_loss_over_processes", accelerated.ProcessMeanTrainLoss()))
+    if task == "classification":
+        net_class, criterion = AttentionNet, torch.nn.CrossEntropyLoss
+        task_arguments = {"classes": list(range(n_classes))}
+    elif task == "multilabel":
+        # class_weight: the weight of each label's positive examples.
+        net_class, criterion, task_arguments = (
+            AttentionMultiLabelNet,
+            torch.nn.BCEWithLogitsLoss,
+            {},
+        )
+        if class_weight is not None:
+            task_arguments["criterion__pos_weight"] = torch.as_tensor(
+                class_weight, dtype=torch.float32
+            )
+            class_weight = None
+    else:
+        net_class, criterion, task_arguments = AttentionRegressionNet, torch.nn.MSELoss, {}
+    if accelerator is not None:
+        net_class = accelerated.ACCELERATED_NETS[net_class]
+    return net_class(
+        module=module,
+        **{f"module__{k}": v for k, v in module_params.items()},
+        **task_arguments,
+        criterion=criterion,
+        criterion__reduction="none",
+        optimizer=config.optimizer_class,
+        lr=config.lr,
+        max_epochs=config.max_epochs,
+        batch_size=config.batch_size,
+        train_split=None if valid is None else predefined_split(valid),
+        callbacks=callbacks,
+        device=device,
+        verbose=config.verbose,
+        penalty=penalty,
+        class_weight=class_weight,
+        batch_tokens=config.batch_tokens,
+        **accelerator_arguments,
+        # The user's skorch arguments win over ours (e.g. optimizer__fused=False).
+        **{
+            **optimizer_arguments(
+                config, device if accelerator is None else str(accelerator.device)
+            ),
+            **(config.net_params or {}),
+        },
+    )
+
+
+def optimizer_arguments(config: NetConfig, device: str | None) -> dict[str, Any]:
+    """skorch's ``optimizer__*`` arguments for ``config`` on ``device``.
+
+    Adam and AdamW run fused (one kernel per step) where this PyTorch
+    supports it on ``device``; momentum goes to the optimizers that take it.
+
+    Examples
+    --------
+    >>> optimizer_arguments(NetConfig(optimizer="sgd", momentum=0.5), "cpu")
+    {'optimizer__weight_decay': 0.0, 'optimizer__momentum': 0.5}
+    """
+    optimizer = config.optimizer_class
+    arguments: dict[str, Any] = {"optimizer__weight_decay": config.weight_decay}
+    if optimizer in (torch.optim.SGD, torch.optim.RMSprop):
+        arguments["optimizer__momentum"] = config.momentum
+    if optimizer in (torch.optim.Adam, torch.optim.AdamW) and fused_optimizer_works(
+        optimizer, device
+    ):
+        arguments["optimizer__fused"] = True
+    return arguments
+
+
+def training_callbacks(config: NetConfig) -> list[tuple[str, Callback]]:
+    """The callbacks every fit has: Ctrl-C safety, clipping and the learning-rate schedule.
+
+    A scheduler among the user's callbacks replaces the built-in schedule
+    instead of stacking on it.
+
+    Examples
+    --------
+    >>> [name for name, _ in training_callbacks(NetConfig(clip_grad_norm=1.0))]
+    ['restore_last_epoch', 'clip']
+    >>> [name for name, _ in training_callbacks(NetConfig(clip_grad_value=0.5))]
+    ['restore_last_epoch', 'clip_value']
+    >>> [name for name, _ in training_callbacks(NetConfig(lr_schedule="cosine"))]
+    ['restore_last_epoch', 'lr_schedule']
+    """
+    callbacks: list[tuple[str, Callback]] = [("restore_last_epoch", RestoreLastEpoch())]
+    if config.clip_grad_norm is not None:
+        # Through the accelerator: on unscaled gradients, averaged over the processes.
+        clipping = GradientNormClipping
+        if config.accelerator is not None:
+            from skattn.training._accelerated import AcceleratedGradientNormClipping as clipping
+        callbacks.append(("clip", clipping(config.clip_grad_norm)))
+    if config.clip_grad_value is not None:
+        callbacks.append(("clip_value", GradientValueClipping(config.clip_grad_value)))
+    schedule = warmup_then(config.lr_schedule, config.warmup_epochs, config.max_epochs)
+    user_types = user_callback_types(config.callbacks)
+    if schedule is not None and not any(issubclass(t, LRScheduler) for t in user_types):
+        callbacks.append(("lr_schedule", LRScheduler(schedule[0], **schedule[1])))
+    return callbacks
+
+
+#: What early stopping and the checkpoint follow, by task: (history key, lower is better).
+VALIDATION_MONITORS = {
+    "classification": ("valid_acc", False),
+    "multilabel": ("valid_f1", False),
+    "regression": ("valid_loss", True),
+}
+
+
+class ValidationMacroF1(Callback):
+    """Each epoch, the validation split's macro-F1 at each label's best threshold.
+
+    Recorded as ``valid_f1`` (and ``valid_f1_best``) in the history, for
+    multi-label fits: each label decided at the threshold that maximises
+    its F1 on these documents (:func:`skattn.model_selection.f1_thresholds`),
+    as ``threshold="auto"`` will decide (with a fixed threshold it still
+    measures how well each label can be separated).
+
+    Parameters
+    ----------
+    valid : DocumentDataset
+        The validation documents, with their indicator rows as labels.
+
+    Examples
+    --------
+    Two labels that a word each decides: at each label's best threshold the
+    validation documents are told apart without a mistake.
+
+    >>> from skattn import SelfAttentiveClassifier
+    >>> X, Y = ["good fun", "good", "sad fun", "sad"] * 8, [[1, 1], [1, 0], [0, 1], [0, 0]] * 8
+    >>> model = SelfAttentiveClassifier(max_epochs=2, lr=0.01, random_state=0).fit(X, Y)
+    >>> [epoch["valid_f1"] for epoch in model.history_]
+    [1.0, 1.0]
+    """
+
+    def __init__(self, valid):
+        self.valid = valid
+
+    def on_epoch_end(self, net, **kwargs):
+        from skattn.training._thresholds import tuned_macro_f1
+
+        logits = net.predict_outputs(self.valid)["logits"].astype(np.float64)
+        score = tuned_macro_f1(np.asarray(self.valid.labels) > 0.5, expit(logits))
+        earlier = [epoch["valid_f1"] for epoch in net.history[:-1] if "valid_f1" in epoch]
+        net.history.record("valid_f1", score)
+        net.history.record("valid_f1_best", not earlier or score > max(earlier))
+
+
+def release_fit_data(net) -> None:
+    """Drop what a trained net still references of its fit data: the validation split.
+
+    skorch keeps ``train_split`` (here the predefined validation split) and
+    :class:`ValidationMacroF1` its documents; both hold the whole training
+    corpus they index. A fitted model needs neither: without them it
+    pickles without the corpus, and memory-mapped ids can be removed.
+
+    Examples
+    --------
+    >>> from skattn import SelfAttentiveClassifier
+    >>> model = SelfAttentiveClassifier(max_epochs=1, early_stopping=True, random_state=0)
+    >>> model.fit(["good", "bad"] * 8, [1, 0] * 8).net_.train_split is None
+    True
+    """
+    net.train_split = None
+    for _, callback in getattr(net, "callbacks_", []):
+        if isinstance(callback, ValidationMacroF1):
+            callback.valid = None
+
+
+def validation_callbacks(
+    config: NetConfig, checkpoint_dir=None, task: str = "classification", valid=None
+) -> list[tuple[str, Callback]]:
+    """Early stopping and the best-epoch checkpoint, for fits with a validation split.
+
+    For classification both follow validation *accuracy*: the validation
+    loss rises from over-confidence while accuracy still improves, so
+    stopping on it quits too early. For multi-label targets, for the same
+    reason, they follow the validation macro-F1 at tuned thresholds
+    (:class:`ValidationMacroF1`, which needs ``valid``). For regression they
+    follow the validation loss (the squared error). The checkpoint (in
+    ``checkpoint_dir``) is loaded back when training ends, also after
+    Ctrl-C or early stopping.
+
+    Examples
+    --------
+    >>> [name for name, _ in validation_callbacks(NetConfig(early_stopping=True), "/tmp")]
+    ['early_stopping', 'checkpoint']
+    """
+    monitor, lower_is_better = VALIDATION_MONITORS[task]
+    callbacks: list[tuple[str, Callback]] = []
+    if task == "multilabel" and valid is not None:
+        callbacks.append(("valid_f1", ValidationMacroF1(valid)))
+    if config.early_stopping:
+        callbacks.append(
+            (
+                "early_stopping",
+                EarlyStopping(
+                    monitor=monitor,
+                    lower_is_better=lower_is_better,
+                    patience=config.n_iter_no_change,
+                ),
+            )
+        )
+    if checkpoint_dir is not None:
+        checkpoint = Checkpoint(
+            monitor=f"{monitor}_best",
+            dirname=str(checkpoint_dir),
+            f_optimizer=None,
+            f_criterion=None,
+            f_history=None,
+            load_best=True,
+            # Under an accelerator every process writes its own file.
+            fn_prefix=_process_prefix(config.accelerator),
+        )
+        callbacks.append(("checkpoint", checkpoint))
+    return callbacks
+
+
+def _process_prefix(accelerator) -> str:
+    """The checkpoint file prefix of this process: none for the main one, ``rank<i>_`` else."""
+    if accelerator is None or accelerator.process_index == 0:
+        return ""
+    return f"rank{accelerator.process_index}_"
+
+
+@functools.cache
+def fused_optimizer_works(optimizer: type, device: str | None) -> bool:
+    """Whether ``optimizer(..., fused=True)`` takes a step on ``device`` with this PyTorch.
+
+    Examples
+    --------
+    >>> isinstance(fused_optimizer_works(torch.optim.Adam, "cpu"), bool)
+    True
+    """
+    try:
+        weight = torch.zeros(2, device=device or "cpu", requires_grad=True)
+        weight.grad = torch.ones_like(weight)
+        optimizer([weight], lr=1e-3, fused=True).step()
+    except (RuntimeError, TypeError, ValueError):
+        return False
+    return True
