@@ -1,4 +1,7 @@
-"""The baselines the attention models are compared with: Zhang et al.'s Table-2 models, tuned TF-IDF, fastText and pair features.
+"""The baselines the attention models are compared with.
+
+Zhang et al.'s Table-2 models (BOW, n-grams, their TF-IDF variants,
+bag-of-means), tuned TF-IDF models, fastText and pair features.
 
 The names below are the package's public API; the code lives in its
 private modules, imported on first use.

@@ -1,4 +1,4 @@
-"""Train fastText's supervised classifier in a fresh process (see :mod:`skattn.baselines._fasttext`).
+"""Train fastText's supervised classifier in a fresh process (see ``_fasttext.py``).
 
 ``python path/to/_fasttext_worker.py TRAIN_FILE MODEL_FILE OPTIONS_JSON``
 trains on ``TRAIN_FILE`` with ``fasttext.train_supervised(**OPTIONS)`` and

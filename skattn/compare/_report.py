@@ -362,7 +362,7 @@ FAITHFULNESS_METHODS = ("attention", "gradient", "integrated_gradients")
 
 
 def faithfulness_section(reports: dict[str, Any]) -> str:
-    """Markdown: one faithfulness table per attention model (see :mod:`skattn.explain._faithfulness`).
+    """Markdown: one faithfulness table per attention model (see :mod:`skattn.explain`).
 
     Parameters
     ----------

@@ -1,4 +1,7 @@
-"""Initial word vectors: GloVe and other named vectors, word2vec and PPMI learned from the fit data, text files of vectors.
+"""Initial word vectors for the networks' embedding layers.
+
+GloVe and other named vectors, word2vec and PPMI vectors learned from the
+fit data, and text files of vectors.
 
 The names below are the package's public API; the code lives in its
 private modules, imported on first use.

@@ -1,4 +1,4 @@
-"""The public estimators: the two papers' models for texts, their regressors, the embedder and the pair models.
+"""The public estimators: the two papers' models, their regressors, the embedder and pairs.
 
 The names below are the package's public API; the code lives in its
 private modules, imported on first use.

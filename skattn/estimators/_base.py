@@ -254,7 +254,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         """Loss terms of :class:`~skattn.training.AttentionNet` (e.g. ``penalty``)."""
         return {}
 
-    #: The network's task, ``"classification"`` or ``"regression"`` (:func:`skattn.training.build_net`).
+    #: The network's task, "classification" or "regression" (:func:`skattn.training.build_net`).
     _task = "classification"
     #: Fitted-state attributes that describe the targets (restored by ``_targets_from_state``).
     _target_attributes_names: tuple[str, ...] = ()
@@ -478,7 +478,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         )
 
     def _epochs_for(self, train: DocumentDataset) -> EpochChoice:
-        """The epochs this fit trains for: ``max_epochs``, or the rule of :mod:`skattn.training._epochs`."""
+        """The epochs this fit trains for: ``max_epochs``, or the rule of ``auto_epochs``."""
         if self.max_epochs != "auto":
             return EpochChoice(int(self.max_epochs), "set by max_epochs")
         return auto_epochs(self._base_epochs, len(train), int(train.lengths.sum()))
@@ -532,7 +532,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         max_epochs: int | None = None,
         task: str | None = None,
     ) -> AttentionNet:
-        """The skorch net these parameters make, not initialised (see :func:`skattn.training.build_net`).
+        """The skorch net these parameters make, not initialised (see ``build_net``).
 
         Parameters
         ----------

@@ -1,4 +1,4 @@
-"""The public attention classifiers: the papers' models (:mod:`skattn.estimators._architectures`) with labels."""
+"""The public attention classifiers: the papers' networks (``_architectures.py``) with labels."""
 
 from __future__ import annotations
 

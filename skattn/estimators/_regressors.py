@@ -1,4 +1,4 @@
-"""The public attention regressors: the papers' models (:mod:`skattn.estimators._architectures`) with numbers.
+"""The public attention regressors: the papers' networks (``_architectures.py``) with numbers.
 
 The same networks as the classifiers, with the output layer predicting each
 target (standardised, see :class:`~skattn.estimators._base.AttentionRegressorBase`) and

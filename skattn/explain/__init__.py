@@ -1,4 +1,8 @@
-"""Why a model decided: token and sentence scores, pages and figures, and the erasure test of their faithfulness.
+"""Why a model decided: token and sentence scores, pages, figures and their faithfulness.
+
+The attribution methods, the explanation records and how they render, and
+the ERASER erasure test of how faithful a ranking is, for any text
+classifier.
 
 The names below are the package's public API; the code lives in its
 private modules, imported on first use.

@@ -211,7 +211,7 @@ def sentence_scores(scores: np.ndarray, sentence_of_token: np.ndarray, method: s
 def explanation_records(
     estimator, X: Sequence[str], method: str, *, n_steps: int = DEFAULT_STEPS
 ) -> list[dict]:
-    """The records of ``estimator.explain(X, method=method)`` (keys in :mod:`skattn.explain._explanations`).
+    """The records of ``estimator.explain(X, method=method)`` (keys in :mod:`skattn.explain`).
 
     Every record holds ``method``, ``prediction``, ``proba`` and the tokens
     with their scores: ``tokens`` and ``scores`` (self-attentive), or

@@ -1,4 +1,7 @@
-"""From raw text to what the networks read: tokenising, vocabulary, ids, batches, pairs and document files.
+"""From raw text to what the networks read.
+
+Tokenising and the vocabulary, flat arrays of ids, batches, pairs of
+texts, and documents read from files a chunk at a time.
 
 The names below are the package's public API; the code lives in its
 private modules, imported on first use.

@@ -1,4 +1,4 @@
-"""The truncation rule of :mod:`skattn.text._encoder`, on tokenised sentences (standard library only).
+"""The truncation rule of the TextEncoder, on tokenised sentences (standard library only).
 
 Shared by the training encoder and the serving runtime
 (:mod:`skattn.serving._text`), so that both cut documents identically.

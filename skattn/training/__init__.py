@@ -1,4 +1,4 @@
-"""The training loop: skorch nets with the papers' losses, callbacks, the epochs rule and accelerate.
+"""The training loop: skorch nets with the papers' losses, callbacks, epochs, accelerate.
 
 The names below are the package's public API; the code lives in its
 private modules, imported on first use.

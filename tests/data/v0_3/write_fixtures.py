@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 from conftest import make_toy_corpus  # noqa: E402
 
 import skattn  # noqa: E402
-from skattn.datasets import fetch_sick
+from skattn.datasets import fetch_sick  # noqa: E402
 from skattn.serving import export  # noqa: E402
 
 SMALL = dict(
