@@ -212,7 +212,7 @@ def _attention_scores(estimator, documents) -> tuple[list[np.ndarray], dict]:
 
 def token_scores(
     estimator,
-    X,
+    X: Sequence,
     method: str,
     *,
     column: int | None = None,
@@ -322,7 +322,7 @@ def _hierarchical_body(documents, i: int, scores: np.ndarray, extra: dict, metho
 
 def explanation_records(
     estimator,
-    X,
+    X: Sequence,
     method: str,
     *,
     column: int | None = None,

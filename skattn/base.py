@@ -884,7 +884,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         explanations = Explanations(records, faithfulness=report)
         return explanations.to_frame() if as_frame else explanations
 
-    def _explained_documents(self, X, column: int | None = None) -> ModelDocuments:
+    def _explained_documents(self, X: Sequence, column: int | None = None) -> ModelDocuments:
         """The documents explanations score and erase, explained for ``column``."""
         return ModelDocuments(self, X, column)
 

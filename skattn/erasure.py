@@ -54,6 +54,13 @@ def _chunks_by_size(sizes: Sequence[int], budget: int) -> list[np.ndarray]:
     return [np.flatnonzero(chunk_of == chunk) for chunk in np.unique(chunk_of)]
 
 
+def _offsets(counts) -> np.ndarray:
+    """Where each of consecutive runs of ``counts`` items starts, and the end."""
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
 def erased_corpus(
     corpus: EncodedCorpus,
     documents: Sequence[int],
@@ -106,15 +113,10 @@ def erased_corpus(
             type_parts.append(types[bounds[0] : bounds[-1]][keep])
         sentence_lengths.append(per_sentence)
         sentence_counts.append(len(per_sentence))
-    lengths = np.concatenate(sentence_lengths)
-    sentence_offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=sentence_offsets[1:])
-    document_offsets = np.zeros(len(sentence_counts) + 1, dtype=np.int64)
-    np.cumsum(sentence_counts, out=document_offsets[1:])
     return EncodedCorpus(
         np.concatenate(token_parts),
-        sentence_offsets,
-        document_offsets,
+        _offsets(np.concatenate(sentence_lengths)),
+        _offsets(sentence_counts),
         token_types=None if types is None else np.concatenate(type_parts),
         subword_table=corpus.subword_table,
     )
@@ -313,7 +315,7 @@ class PairDocuments(_EncodedDocuments):
     ([['a', 'man', 'sings', 'no', 'man']], [3])
     """
 
-    def __init__(self, estimator, X, column: int | None = None):
+    def __init__(self, estimator, X: Sequence, column: int | None = None):
         self.estimator = estimator
         pairs = estimator._check_input(X)
         first, first_tokens, first_blank = self._encode([a for a, _ in pairs])
@@ -456,7 +458,7 @@ def label_column(estimator, label: Any) -> int | None:
 
 
 def documents_for(
-    estimator, X, column: int | None = None
+    estimator, X: Sequence, column: int | None = None
 ) -> ModelDocuments | PairDocuments | TextDocuments:
     """The erasable documents of ``X`` for ``estimator``, explained for ``column``.
 

@@ -552,7 +552,7 @@ def _add_spearman(rows: list[dict], ranked: dict, reference: str) -> None:
 
 def faithfulness_report(
     estimator,
-    X,
+    X: Sequence,
     methods: Sequence[str | Callable] | None = None,
     *,
     label: Any = None,
