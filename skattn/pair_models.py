@@ -48,7 +48,7 @@ class SelfAttentivePairModel(TransformerMixin):
     _recurrent_layers = ("LSTM",)
     #: Pairs are read whole (a list of pairs or a two-column table).
     _reads_streams = False
-    #: Samples are pairs of texts (tools that erase tokens of one text refuse it).
+    #: Samples are pairs of texts (tools that read single texts, such as the exporter, refuse it).
     _reads_pairs = True
     _base_epochs = SelfAttentiveModel._base_epochs
     _text_params = SelfAttentiveModel._text_params
