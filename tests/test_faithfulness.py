@@ -24,6 +24,7 @@ from skattn.explain import (
     token_scores,
 )
 from skattn.explain._erasure import erased_corpus
+from skattn.explain._explanations import token_scores_of
 from skattn.explain._faithfulness import top_k_count
 from skattn.text import TextEncoder
 
@@ -234,13 +235,18 @@ def test_sentence_occlusion_scores_are_the_drop_without_the_sentence(fitted):
     )
 
 
-def test_gradient_matches_finite_differences(fitted):
-    documents, scores, _ = token_scores(fitted, ["A fine, moving film. I loved it!"], "gradient")
+@pytest.mark.parametrize("explained", ["predicted", "other"])
+def test_gradient_matches_finite_differences(fitted, explained):
+    document = ["A fine, moving film. I loved it!"]
+    predicted = int(np.argmax(fitted.predict_proba(document)[0]))
+    column = None if explained == "predicted" else 1 - predicted  # the column is an argument
+    documents, scores, _ = token_scores(fitted, document, "gradient", column=column)
     module = fitted.net_.module_
-    from skattn.text import DocumentDataset
+    from skattn.text._encoder import DocumentDataset
 
     X, _ = DocumentDataset(documents.corpus, hierarchical=fitted._hierarchical).collate([0])
-    c = int(documents.predicted[0])
+    c = predicted if column is None else column
+    assert documents.explained.tolist() == [c]
     real = X["tokens"] != 0
 
     def log_p(scale):
@@ -264,10 +270,10 @@ def test_gradient_matches_finite_differences(fitted):
 def test_integrated_gradients_add_up_to_the_change_in_log_probability(fitted):
     document = ["A fine, moving film. I loved it!"]
     documents, scores, _ = token_scores(fitted, document, "integrated_gradients", n_steps=64)
-    from skattn.text import DocumentDataset
+    from skattn.text._encoder import DocumentDataset
 
     X, _ = DocumentDataset(documents.corpus, hierarchical=fitted._hierarchical).collate([0])
-    c = int(documents.predicted[0])
+    c = int(documents.explained[0])
     with torch.no_grad():
         zero = fitted.net_.module_(
             X["tokens"],
@@ -302,7 +308,7 @@ def test_model_documents_use_the_models_own_tokens_and_probabilities(fitted):
 
 def test_token_scale_reaches_the_right_token(fitted):
     """A zero scale on one token equals that token's id (and n-grams) replaced by padding."""
-    from skattn.text import DocumentDataset
+    from skattn.text._encoder import DocumentDataset
 
     documents = ModelDocuments(fitted, DOCUMENTS)
     X, _ = DocumentDataset(documents.corpus, hierarchical=fitted._hierarchical).collate([0, 1, 2])
@@ -400,3 +406,111 @@ def test_bad_arguments_are_refused_before_any_work(fitted):
         fitted.explain(DOCUMENTS, method="integrated_gradients", n_steps=-1)
     with pytest.raises(ValueError, match="coefficients"):
         faithfulness_report(GoodMinusBad(), DOCUMENTS, ["coefficients"])
+
+
+def test_report_against_a_named_label_matches_a_hand_computation():
+    # σ(#good − #bad) for "pos"; the report erases against "neg" = 1 − σ(·) when told.
+    document, ranking = "good good film bad", [np.array([3.0, 2.0, 1.0, 0.0])]
+    report = faithfulness_report(
+        GoodMinusBad(), [document], [lambda X: ranking], label=0, bins=(0.25, 0.5)
+    )
+    neg = 1 - expit(1.0)  # the whole document's p(neg)
+    curves = report.per_document["<lambda>"]
+    # 25%: without the first "good" σ(0) for pos, 1 − σ(0) for neg; only it: 1 − σ(1).
+    # 50%: without both "good": 1 − σ(−1); only them: 1 − σ(2).
+    np.testing.assert_allclose(
+        curves["comprehensiveness"][0], [neg - (1 - expit(0)), neg - (1 - expit(-1))]
+    )
+    np.testing.assert_allclose(
+        curves["sufficiency"][0], [neg - (1 - expit(1)), neg - (1 - expit(2))]
+    )
+    # Occlusion (the reference) ran against "neg" too: the drop of p(neg).
+    occlusion = leave_one_out(TextDocuments(GoodMinusBad(), [document], column=0))[0]
+    np.testing.assert_allclose(occlusion, [neg - (1 - expit(0))] * 2 + [0.0, neg - (1 - expit(2))])
+    with pytest.raises(ValueError, match=r"label='meh' is not one of the classifier's classes_"):
+        faithfulness_report(GoodMinusBad(), [document], label="meh")
+
+
+DOCUMENT = "too long far too slow"
+#: A fixed ranking of DOCUMENT's tokens: long, slow, far, then the two "too".
+RANKING = np.array([0.0, 3.0, 1.0, 0.5, 2.0])
+#: For each bin (1, 2, 3 of the 5 tokens), the text without them and the text of only them.
+ERASED = [("too far too slow", "long"), ("too far too", "long slow"), ("too too", "long far slow")]
+
+
+def erased_by_hand(model, tokens, scores, bins, column):
+    """ERASER's curves of one text against ``column``, from predict_proba of the erased texts."""
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    full = model.predict_proba([" ".join(tokens)])[0, column]
+    comprehensiveness, sufficiency = [], []
+    for share in bins:
+        top = set(order[: max(1, int(np.ceil(share * len(tokens) - 1e-9)))].tolist())
+        without = " ".join(t for i, t in enumerate(tokens) if i not in top)
+        only = " ".join(t for i, t in enumerate(tokens) if i in top)
+        erased = model.predict_proba([without, only])[:, column]
+        comprehensiveness.append(full - erased[0])
+        sufficiency.append(full - erased[1])
+    return np.array(comprehensiveness), np.array(sufficiency)
+
+
+def test_report_against_a_named_label_equals_erasing_the_texts_by_hand(fitted):
+    probabilities = fitted.predict_proba([DOCUMENT])[0]
+    other = 1 - int(np.argmax(probabilities))
+    bins = (0.2, 0.4, 0.6)
+    report = faithfulness_report(
+        fitted, [DOCUMENT], [lambda X: [RANKING]], label=fitted.classes_[other], bins=bins
+    )
+    without = fitted.predict_proba([w for w, _ in ERASED])[:, other]
+    only = fitted.predict_proba([o for _, o in ERASED])[:, other]
+    curves = report.per_document["<lambda>"]
+    np.testing.assert_allclose(
+        curves["comprehensiveness"][0], probabilities[other] - without, atol=1e-5
+    )
+    np.testing.assert_allclose(curves["sufficiency"][0], probabilities[other] - only, atol=1e-5)
+    # Two classes: erasing against the other class mirrors erasing against the predicted one.
+    default = faithfulness_report(fitted, [DOCUMENT], [lambda X: [RANKING]], bins=bins)
+    mirrored = default.per_document["<lambda>"]["comprehensiveness"][0]
+    assert np.abs(mirrored).max() > 1e-4  # the erasures do move the probability
+    np.testing.assert_allclose(curves["comprehensiveness"][0], -mirrored, atol=1e-6)
+    # The reference (leave-one-out) ranked against the named class too: its top token
+    # is the one whose erasure lowers p(other) most, so its first bin is that drop.
+    tokens = DOCUMENT.split()
+    alone = [" ".join(tokens[:i] + tokens[i + 1 :]) for i in range(len(tokens))]
+    drops = probabilities[other] - fitted.predict_proba(alone)[:, other]
+    occlusion = report.per_document["occlusion"]["comprehensiveness"][0]
+    assert occlusion[0] == pytest.approx(drops.max(), abs=1e-5)
+
+
+def test_a_named_label_changes_the_gradient_scores_as_the_softmax_says(fitted):
+    # Two classes c and o: ∇ log p_o = −(p_c / p_o) ∇ log p_c, token by token.
+    record = fitted.explain([DOCUMENT], method="gradient")[0]
+    c = int(np.argmax(record["proba"]))
+    other = fitted.explain([DOCUMENT], method="gradient", label=fitted.classes_[1 - c])[0]
+    assert other["explained_label"] == fitted.classes_[1 - c]
+    assert other["explained_proba"] == pytest.approx(record["proba"][1 - c])
+    scores, other_scores = token_scores_of(record), token_scores_of(other)
+    assert np.abs(scores).max() > 1e-6
+    ratio = record["proba"][c] / record["proba"][1 - c]
+    np.testing.assert_allclose(other_scores, -ratio * scores, rtol=1e-3, atol=1e-7)
+
+
+def test_explain_measures_faithfulness_against_the_label_it_explains(fitted):
+    c = int(np.argmax(fitted.predict_proba([DOCUMENT])[0]))
+    explanations = fitted.explain(
+        [DOCUMENT], method="occlusion", label=fitted.classes_[1 - c], faithfulness=True
+    )
+    report = explanations.faithfulness
+    assert [row["method"] for row in report.rows] == ["occlusion", "random"]
+    comprehensiveness, sufficiency = erased_by_hand(
+        fitted, DOCUMENT.split(), token_scores_of(explanations[0]), report.bins, 1 - c
+    )
+    measured = report.per_document["occlusion"]
+    np.testing.assert_allclose(measured["comprehensiveness"][0], comprehensiveness, atol=1e-5)
+    np.testing.assert_allclose(measured["sufficiency"][0], sufficiency, atol=1e-5)
+
+
+def test_documents_refuse_a_column_the_model_does_not_have(fitted):
+    with pytest.raises(ValueError, match=r"column=5: the explained output column must be"):
+        ModelDocuments(fitted, DOCUMENTS, column=5)
+    with pytest.raises(ValueError, match="label holds labels never seen in fit"):
+        faithfulness_report(fitted, DOCUMENTS, ["occlusion"], label="meh")

@@ -51,7 +51,7 @@ from skattn.explain._attribution import (
     check_method,
     explanation_records,
 )
-from skattn.explain._erasure import fixed_column
+from skattn.explain._erasure import ModelDocuments
 from skattn.explain._explanations import Explanations, token_scores_of
 from skattn.explain._faithfulness import faithfulness_report
 from skattn.text._batching import DocumentDataset
@@ -345,7 +345,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         ----------
         X : list, tuple, 1-D array or pandas Series of str, or a stream
             Training documents. A stream is read once, a chunk at a time,
-            and never held whole: a :class:`~skattn.text.DocumentFile`,
+            and never held whole: a :class:`~skattn.text._encoder.DocumentFile`,
             a pyarrow array, or any iterator (a generator, ``iter(list)``).
             The fitted model is the same as for the list of its documents.
         y : array-like of shape (n_documents,) or (n_documents, n_outputs)
@@ -767,7 +767,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         ----------
         X : iterable of str
             A list, a generator, a pandas Series, or
-            :func:`skattn.text.iter_documents` of a file; read lazily.
+            :func:`skattn.text._encoder.iter_documents` of a file; read lazily.
         chunk_size : int, default=4096
             Documents per chunk; memory grows with it, not with ``X``.
 
@@ -844,85 +844,85 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : sequence of str
+        X : sequence of str (pair models: pairs of str)
         y : array-like, optional
-            True labels, shown next to the predictions (multi-label: an
-            indicator matrix; the true labels are listed).
+            True labels, shown beside the predictions (multi-label: indicators).
         label : optional
-            Explain this class's probability (a value of ``classes_``; a
-            multi-label classifier: a label index; a multi-output
-            regressor: an output index) in every document. Default: each
-            document's predicted class (multi-label: its most probable
-            predicted label, or most probable label if none is predicted;
-            regressor: output 0).
+            Explain this class's probability (a value of ``classes_``;
+            multi-label, regressor: a column index) in every document.
+            Default: each one's prediction (multi-label: its likeliest label).
         target_names : sequence of str, optional
-            Multi-label: each label's name (e.g. the ``classes_`` of the
-            :class:`~sklearn.preprocessing.MultiLabelBinarizer` that made
-            ``y``), shown instead of its index.
+            Multi-label: each label's name, shown instead of its index.
         method : str, optional
-            The attribution method (:mod:`skattn.explain._attribution`):
-            ``"attention"`` (the papers' pictures), ``"gradient"``,
-            ``"integrated_gradients"``, ``"occlusion"`` and, for hierarchical
-            models, ``"sentence_occlusion"``. Default:
-            :data:`skattn.explain.DEFAULT_METHOD`, chosen by measured
-            faithfulness (see the user guide's *Explanations* page).
+            :data:`skattn.explain.METHODS` (``"sentence_occlusion"``:
+            hierarchical models). Default: ``"integrated_gradients"``, the
+            most faithful measured (user guide, *Explanations*).
         n_steps : int, default=4
             Steps of ``"integrated_gradients"``.
         faithfulness : bool, default=False
-            Also measure how faithful these explanations are on ``X``
-            (:func:`skattn.explain.faithfulness_report` of their scores
-            and of a random ranking: 20 more forward passes per document,
-            batched). The result is kept as the ``faithfulness`` attribute
-            of the returned explanations and shown on their page and
-            figures (``as_frame=True`` returns only the frame).
+            Also measure them: the result's ``faithfulness`` (a FaithfulnessReport).
         as_frame : bool, default=False
-            Return a pandas DataFrame with one row per token instead.
+            Return a pandas DataFrame, a row per token, instead.
 
         Returns
         -------
         Explanations or pandas.DataFrame
-            A list with one dict per document (keys in
-            :mod:`skattn.explain._explanations`: the tokens, their scores, ``method``,
-            ``prediction``, ``proba`` and, given ``y``, ``true_label``), that
-            also renders as HTML (``to_html``, ``save_html``, inline in
-            Jupyter) and matplotlib figures (``plot``).
+            A record per document (keys in :mod:`skattn.explain._explanations`); HTML, figures.
+
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveClassifier
+        >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
+        >>> clf = clf.fit(["good", "bad"] * 4, [1, 0] * 4)
+        >>> clf.explain(["good film"], label=0, method="gradient")[0]["explained_label"]
+        0
         """
-        X = check_text_input(X)
+        X = self._check_input(X)
         check_is_fitted(self, "net_")
         method = check_method(DEFAULT_METHOD if method is None else method, self._hierarchical)
+        self._check_faithfulness_request(faithfulness)
+        truth = None if y is None else self._shown_truth(y, len(X))
+        column = None if label is None else self._label_column(label)
+        records = explanation_records(self, X, method, column=column, n_steps=n_steps)
+        self._label_records(records, truth, column, self._label_names(target_names))
+        report = self._faithfulness_of(X, records, method, label) if faithfulness else None
+        explanations = Explanations(records, faithfulness=report)
+        return explanations.to_frame() if as_frame else explanations
+
+    def _explained_documents(self, X: Sequence, column: int | None = None) -> ModelDocuments:
+        """The documents explanations score and erase, explained for ``column``."""
+        return ModelDocuments(self, X, column)
+
+    def _check_faithfulness_request(self, faithfulness: bool) -> None:
         if faithfulness and self._task != "classification":
             raise ValueError(
                 "faithfulness=True measures how a class probability falls as tokens are "
                 "erased; it is for classifiers."
             )
-        if y is not None:
-            y = self._shown_truth(y, len(X))
-        column = None if label is None else self._label_column(label)
-        name_of = self._label_names(target_names)
-        with fixed_column(column):
-            records = explanation_records(self, X, method, n_steps=n_steps)
-            for i, record in enumerate(records):
-                if y is not None:
-                    record["true_label"] = name_of(y[i])
-                explained = column
-                if explained is None and "label_proba" in record:  # multi-label: say which one
-                    explained = int(self._explained_columns(record["proba"][None, :])[0])
-                if explained is not None:
-                    record["explained_label"] = name_of(self._column_label(explained))
-                    if "proba" in record:
-                        record["explained_proba"] = float(record["proba"][explained])
-                if "label_proba" in record:
-                    record["prediction"] = name_of(record["prediction"])
-            report = None
-            if faithfulness:
 
-                def these_scores(_):
-                    return [token_scores_of(record) for record in records]
+    def _label_records(self, records: list[dict], truth, column, name_of) -> None:
+        """Add the true labels and the explained label, each shown by its name."""
+        for i, record in enumerate(records):
+            if truth is not None:
+                record["true_label"] = name_of(truth[i])
+            explained = column
+            if explained is None and "label_proba" in record:  # multi-label: say which one
+                explained = int(self._explained_columns(record["proba"][None, :])[0])
+            if explained is not None:
+                record["explained_label"] = name_of(self._column_label(explained))
+                if "proba" in record:
+                    record["explained_proba"] = float(record["proba"][explained])
+            if "label_proba" in record:
+                record["prediction"] = name_of(record["prediction"])
 
-                these_scores.__name__ = method
-                report = faithfulness_report(self, X, [these_scores], reference=False)
-        explanations = Explanations(records, faithfulness=report)
-        return explanations.to_frame() if as_frame else explanations
+    def _faithfulness_of(self, X: list, records: list[dict], method: str, label: Any):
+        """The erasure test of the records' own scores, against the same label."""
+
+        def these_scores(_):
+            return [token_scores_of(record) for record in records]
+
+        these_scores.__name__ = method
+        return faithfulness_report(self, X, [these_scores], reference=False, label=label)
 
     def _column_label(self, column: int) -> Any:
         """The label of output ``column`` (a class; a regressor: the output index)."""

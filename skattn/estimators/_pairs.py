@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
 from skattn.estimators._architectures import Departure, SelfAttentiveModel, _Estimator
 from skattn.estimators._base import (
@@ -26,13 +25,12 @@ from skattn.estimators._base import (
 )
 from skattn.estimators._docstrings import fill_shared_docs
 from skattn.estimators._regressors import REGRESSOR_CONSTRAINTS
-from skattn.explain._explanations import Explanations, summed_attention
+from skattn.explain._erasure import PairDocuments
 from skattn.nn._pair import SelfAttentivePairNet
 from skattn.text._encoder import DEFAULT_TOKEN_PATTERN, EncodedCorpus, TextEncoder
 from skattn.text._ordering import text_digests
 from skattn.text._pairs import PairCorpus, PairDataset, check_pair_input
 from skattn.utils._params import POSITIVE_INT, Options
-from skattn.utils._validation import as_label_array, check_same_length
 
 __all__ = ["SelfAttentivePairClassifier", "SelfAttentivePairModel", "SelfAttentivePairRegressor"]
 
@@ -54,7 +52,7 @@ class SelfAttentivePairModel(TransformerMixin):
     _recurrent_layers = ("LSTM",)
     #: Pairs are read whole (a list of pairs or a two-column table).
     _reads_streams = False
-    #: Samples are pairs of texts (tools that erase tokens of one text refuse it).
+    #: Samples are pairs of texts (tools that read single texts, such as the exporter, refuse it).
     _reads_pairs = True
     _base_epochs = SelfAttentiveModel._base_epochs
     _text_params = SelfAttentiveModel._text_params
@@ -228,65 +226,9 @@ class SelfAttentivePairModel(TransformerMixin):
             per_hop += [f"absdiff{k}" for k in range(width)] + [f"product{k}" for k in range(width)]
         return [f"hop{h}_{name}" for h in range(self.attention_hops) for name in per_hop]
 
-    def explain(self, X, y=None, *, method: str | None = None, as_frame: bool = False):
-        """Each text's attention, with the prediction: what the pair's label rests on.
-
-        Parameters
-        ----------
-        X : pairs of str
-        y : array-like, optional
-            True labels, shown next to the predictions.
-        method : {"attention"} or None
-            Pairs are explained by their attention (the paper's pictures);
-            the other methods of :mod:`skattn.explain._attribution` read one text.
-        as_frame : bool, default=False
-            Return a pandas DataFrame with one row per token of the first
-            texts instead.
-
-        Returns
-        -------
-        Explanations or pandas.DataFrame
-            One record per pair: the first text's ``tokens``, ``scores`` and
-            ``attention``, the second text's under ``"second"``, and
-            ``prediction`` (and, from a classifier, ``proba``).
-        """
-        if method not in (None, "attention"):
-            raise ValueError(
-                f"method={method!r}: pairs are explained by their attention (method='attention')."
-            )
-        pairs = check_pair_input(X)
-        check_is_fitted(self, "net_")
-        if y is not None:
-            y = as_label_array(y)
-            check_same_length(len(pairs), y)
-        corpus, tokens = self._tokens_of(pairs)
-        outputs = self._outputs([], ("logits", "attention", "attention_b"), corpus=corpus)
-        records = []
-        for i, proba in enumerate(self._output_scores(outputs["logits"])):
-            second = {"tokens": tokens[1][i], "attention": outputs["attention_b"][i]}
-            second["scores"] = summed_attention(second)
-            record = {
-                "method": "attention",
-                "tokens": tokens[0][i],
-                "attention": outputs["attention"][i],
-                "second": second,
-                **self._shown_prediction(proba),
-            }
-            record["scores"] = summed_attention(record)
-            if y is not None:
-                record["true_label"] = y[i]
-            records.append(record)
-        explanations = Explanations(records)
-        return explanations.to_frame() if as_frame else explanations
-
-    def _tokens_of(self, pairs: list[tuple[str, str]]):
-        """The encoded pairs and each text's kept tokens."""
-        sides = []
-        for side in (0, 1):
-            texts = [pair[side] for pair in pairs]
-            corpus, tokenized = self.encoder_.encode(texts, return_tokens=True, validated=True)
-            sides.append((corpus, [[t for s in doc for t in s] for doc in tokenized]))
-        return PairCorpus(sides[0][0], sides[1][0]), (sides[0][1], sides[1][1])
+    def _explained_documents(self, X, column: int | None = None) -> PairDocuments:
+        """The pairs explanations score and erase (both texts' tokens), explained for ``column``."""
+        return PairDocuments(self, X, column)
 
 
 @fill_shared_docs

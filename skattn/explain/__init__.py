@@ -23,6 +23,7 @@ _EXPORTS = {
     "linear_token_scores": "skattn.explain._faithfulness",
     "ModelDocuments": "skattn.explain._erasure",
     "TextDocuments": "skattn.explain._erasure",
+    "PairDocuments": "skattn.explain._erasure",
     "leave_one_out": "skattn.explain._erasure",
 }
 

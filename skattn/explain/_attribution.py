@@ -1,15 +1,21 @@
 """Which tokens a skattn model's decision rests on: attribution methods.
 
-``estimator.explain(X, method=...)`` calls :func:`token_scores` and builds
-its records from the result. Every method gives each kept token one score
-for the predicted class c (positive: the token supports c). For a
-regressor, log p_c and p_c below read as the predicted value of the first
-output, in the units of ``y`` (positive: the token raises it):
+``estimator.explain(X, method=...)`` calls :func:`explanation_records`,
+which builds its records from :func:`token_scores`. Every method gives each
+kept token one score for the explained class c (positive: the token
+supports c): each document's predicted class, or the class the caller
+names (``explain(label=...)``; here the ``column`` argument, passed down to
+the documents, the gradients and the erasures). For a regressor, log p_c
+and p_c below read as the predicted value of the explained output, in the
+units of ``y`` (positive: the token raises it). A sentence pair's tokens
+are both its texts' (the first text's, then the second's), and every method
+but ``"sentence_occlusion"`` scores them:
 
 ``"attention"``
     The papers' attention. Self-attentive: the r hops summed per token,
-    normalised (Lin et al.). Hierarchical: p_s · p_w, the weight with which
-    word w of sentence s enters the document vector.
+    normalised (Lin et al.; a pair: each text's own). Hierarchical: p_s ·
+    p_w, the weight with which word w of sentence s enters the document
+    vector.
 ``"gradient"``
     Gradient × input: the gradient of log p_c with respect to each token's
     word vector, dotted with that vector (one forward and one backward pass
@@ -28,10 +34,10 @@ output, in the units of ``y`` (positive: the token raises it):
     per sentence).
 
 Gradients are taken with respect to a scale on each token's word vector
-(the networks' ``token_scale`` input): d log p_c / d s_i at s = 1 is exactly
-∇_{e_i} log p_c · e_i, and integrating it along s = α gives integrated
-gradients with the zero baseline. The network's parameters get no
-gradient.
+(the networks' ``token_scale`` input, and ``token_scale_b`` for a pair's
+second text): d log p_c / d s_i at s = 1 is exactly ∇_{e_i} log p_c · e_i,
+and integrating it along s = α gives integrated gradients with the zero
+baseline. The network's parameters get no gradient.
 """
 
 from __future__ import annotations
@@ -42,9 +48,8 @@ from numbers import Integral
 import numpy as np
 import torch
 
-from skattn.explain._erasure import ModelDocuments, leave_one_out
+from skattn.explain._erasure import ModelDocuments, PairDocuments, leave_one_out
 from skattn.explain._explanations import token_scores_of
-from skattn.text._batching import DocumentDataset
 from skattn.utils._runtime import torch_threads
 
 #: Method names, in the order the documentation presents them.
@@ -60,6 +65,10 @@ GRADIENT_METHODS = ("gradient", "integrated_gradients")
 def check_method(method: str, hierarchical: bool) -> str:
     """Return ``method`` if the model can use it, else raise ValueError naming the choices.
 
+    Hierarchical models have every method of :data:`METHODS`; the others
+    (self-attentive models, of single texts or of pairs) all but
+    ``"sentence_occlusion"``.
+
     Examples
     --------
     >>> check_method("gradient", hierarchical=False)
@@ -72,7 +81,7 @@ def check_method(method: str, hierarchical: bool) -> str:
     allowed = METHODS if hierarchical else METHODS[:-1]
     if not isinstance(method, str) or method not in allowed:
         choices = ", ".join(repr(m) for m in allowed)
-        raise ValueError(f"method={method!r} is not one of {choices}")
+        raise ValueError(f"method={method!r} is not one of {choices}, the methods this model has")
     return method
 
 
@@ -93,69 +102,142 @@ def check_n_steps(n_steps) -> int:
     return int(n_steps)
 
 
-def _scale_gradients(
-    estimator, documents: ModelDocuments, alphas: Sequence[float]
-) -> list[np.ndarray]:
-    """Mean over ``alphas`` of d log p_c / d s (token scales all set to α), per token."""
+def _side_keys(X: dict) -> list[str]:
+    """The suffix of each text's keys in a batch: ``""``, and ``"_b"`` for a pair's second."""
+    return [key[len("tokens") :] for key in X if key.startswith("tokens")]
+
+
+def _mean_scale_gradients(
+    estimator, X: dict, target: torch.Tensor, alphas: Sequence[float]
+) -> dict[str, np.ndarray]:
+    """Per text of the batch, the mean over ``alphas`` of d objective / d s at s = α."""
     module = estimator.net_.module_
+    dtype = module.embedding.weight.dtype
+    shapes = {side: X[f"tokens{side}"] for side in _side_keys(X)}
+    totals = {
+        side: torch.zeros(tokens.shape, dtype=dtype, device=tokens.device)
+        for side, tokens in shapes.items()
+    }
+    for alpha in alphas:
+        scales = {
+            side: torch.full(
+                tokens.shape, float(alpha), dtype=dtype, device=tokens.device, requires_grad=True
+            )
+            for side, tokens in shapes.items()
+        }
+        logits = module(**X, **{f"token_scale{side}": s for side, s in scales.items()})[0]
+        objective = estimator._explained_objective(logits, target).sum()
+        gradients = torch.autograd.grad(objective, list(scales.values()))
+        for side, gradient in zip(scales, gradients):
+            totals[side] += gradient
+    return {side: (total / len(alphas)).double().cpu().numpy() for side, total in totals.items()}
+
+
+def _real_tokens(values: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
+    """Per document of a batch, the values at its real tokens, in order (pads left out)."""
+    if lengths.ndim == 2:  # hierarchical: (documents, sentences, words)
+        return [
+            np.concatenate([v[:n] for v, n in zip(sentences, counts) if n])
+            for sentences, counts in zip(values, lengths)
+        ]
+    return [v[:n] for v, n in zip(values, lengths)]
+
+
+def _scale_gradients(estimator, documents, alphas: Sequence[float]) -> list[np.ndarray]:
+    """Mean over ``alphas`` of d objective / d s (token scales all set to α), per token.
+
+    The objective is the explained column's (``documents.explained``); a
+    pair's scores run over its first text's tokens, then its second's.
+    """
     device = estimator.net_.device
-    predicted = documents.predicted
     documents.forward_passes += len(alphas) * len(documents)
     documents.backward_passes += len(alphas) * len(documents)
-    dataset = DocumentDataset(documents.corpus, hierarchical=estimator._hierarchical)
+    dataset = estimator._dataset(documents.corpus)
     order = dataset.length_order()
-    batch_size = estimator.batch_size
     scores: list[np.ndarray] = [None] * len(dataset)  # type: ignore[list-item]
-    dtype = module.embedding.weight.dtype
-    module.eval()  # no dropout; cuDNN refuses RNN backward passes in eval mode, hence its flag
+    estimator.net_.module_.eval()  # no dropout; cuDNN refuses RNN backward in eval, hence its flag
     with (
         torch_threads(estimator.threads),
         torch.enable_grad(),
         torch.backends.cudnn.flags(enabled=False),
     ):
-        for start in range(0, len(order), batch_size):
-            rows = order[start : start + batch_size]
+        for start in range(0, len(order), estimator.batch_size):
+            rows = order[start : start + estimator.batch_size]
             X, _ = dataset.collate(rows)
-            tokens, lengths = X["tokens"].to(device), X["lengths"].to(device)
-            subwords = X["subwords"].to(device) if "subwords" in X else None
-            target = torch.as_tensor(predicted[rows], device=device)
-            total = torch.zeros(tokens.shape, dtype=dtype, device=device)
-            for alpha in alphas:
-                scale = torch.full(
-                    tokens.shape, float(alpha), dtype=dtype, device=device, requires_grad=True
-                )
-                logits = module(tokens, lengths, subwords=subwords, token_scale=scale)[0]
-                objective = estimator._explained_objective(logits, target).sum()
-                (gradient,) = torch.autograd.grad(objective, scale)
-                total += gradient
-            total = (total / len(alphas)).double().cpu().numpy()
-            lengths = lengths.cpu().numpy()
-            for row, values, length in zip(rows, total, lengths):
-                if estimator._hierarchical:
-                    scores[row] = np.concatenate([v[:n] for v, n in zip(values, length) if n])
-                else:
-                    scores[row] = values[:length]
+            X = {key: value.to(device) for key, value in X.items()}
+            target = torch.as_tensor(documents.explained[rows], device=device)
+            gradients = _mean_scale_gradients(estimator, X, target, alphas)
+            per_side = [
+                _real_tokens(values, X[f"lengths{side}"].cpu().numpy())
+                for side, values in gradients.items()
+            ]
+            for row, values in zip(rows, zip(*per_side)):
+                scores[row] = np.concatenate(values)
     return scores
 
 
+#: The network outputs that hold each kind of model's attention maps.
+_ATTENTION_FIELDS = {
+    "text": ("attention",),
+    "hierarchical": ("sentence_attention", "word_attention"),
+    "pair": ("attention", "attention_b"),
+}
+
+
+def _kind(estimator, documents) -> str:
+    """What a record describes: one text, a hierarchical document, or a pair."""
+    if isinstance(documents, PairDocuments):
+        return "pair"
+    return "hierarchical" if estimator._hierarchical else "text"
+
+
+def _attention_maps(extra: dict, i: int, kind: str) -> dict:
+    """Document ``i``'s attention maps under the keys its record holds them by."""
+    if kind == "pair":
+        return {
+            "attention": extra["attention"][i],
+            "second": {"attention": extra["attention_b"][i]},
+        }
+    return {field: extra[field][i] for field in _ATTENTION_FIELDS[kind]}
+
+
+def _attention_scores(estimator, documents) -> tuple[list[np.ndarray], dict]:
+    """The attention maps, and the token scores they give (:func:`token_scores_of`)."""
+    kind = _kind(estimator, documents)
+    fields = _ATTENTION_FIELDS[kind]
+    extra = estimator._outputs([], fields, corpus=documents.corpus)
+    scores = [token_scores_of(_attention_maps(extra, i, kind)) for i in range(len(documents))]
+    return scores, extra
+
+
 def token_scores(
-    estimator, X: Sequence[str], method: str, *, n_steps: int = DEFAULT_STEPS
-) -> tuple[ModelDocuments, list[np.ndarray], dict]:
-    """Each kept token's score for the predicted class, by ``method``.
+    estimator,
+    X: Sequence,
+    method: str,
+    *,
+    column: int | None = None,
+    n_steps: int = DEFAULT_STEPS,
+) -> tuple[ModelDocuments | PairDocuments, list[np.ndarray], dict]:
+    """Each kept token's score for the explained class, by ``method``.
 
     Parameters
     ----------
-    estimator : fitted SelfAttentiveClassifier or HierarchicalAttentionClassifier
-    X : sequence of str
+    estimator : fitted skattn classifier or regressor (single texts or pairs)
+    X : sequence of str, or pairs of str for a pair model
     method : str
         One of :data:`METHODS` (``"sentence_occlusion"``: hierarchical only).
+    column : int, optional
+        The output column (class) every document is explained for; by
+        default each document's predicted class (see
+        :class:`~skattn.explain.ModelDocuments`).
     n_steps : int, default=DEFAULT_STEPS
         Steps of ``"integrated_gradients"``.
 
     Returns
     -------
-    documents : ModelDocuments
-        The encoded documents (tokens, sentence of each token, probabilities).
+    documents : ModelDocuments or PairDocuments
+        The encoded documents (tokens, sentence of each token, probabilities,
+        the column explained); a pair's tokens are both texts'.
     scores : list of ndarray
         Per document, one score per token of ``documents.tokens``.
     extra : dict
@@ -169,17 +251,16 @@ def token_scores(
     >>> documents, scores, _ = token_scores(model, ["good film"], "occlusion")
     >>> documents.tokens[0], scores[0].shape
     (['good', 'film'], (2,))
+    >>> documents, _, _ = token_scores(model, ["good film"], "gradient", column=0)
+    >>> documents.explained.tolist()
+    [0]
     """
-    hierarchical = estimator._hierarchical
-    check_method(method, hierarchical)
+    check_method(method, estimator._hierarchical)
     check_n_steps(n_steps)
-    documents = ModelDocuments(estimator, X)
+    documents = estimator._explained_documents(X, column)
     extra: dict = {}
     if method == "attention":
-        fields = ("sentence_attention", "word_attention") if hierarchical else ("attention",)
-        extra = estimator._outputs([], fields, corpus=documents.corpus)
-        maps = [dict(zip(fields, values)) for values in zip(*(extra[f] for f in fields))]
-        scores = [token_scores_of(document_maps) for document_maps in maps]
+        scores, extra = _attention_scores(estimator, documents)
     elif method == "gradient":
         scores = _scale_gradients(estimator, documents, [1.0])
     elif method == "integrated_gradients":
@@ -208,8 +289,44 @@ def sentence_scores(scores: np.ndarray, sentence_of_token: np.ndarray, method: s
     return totals
 
 
+def _text_body(documents, i: int, scores: np.ndarray, extra: dict) -> dict:
+    body = {"tokens": documents.tokens[i], "scores": scores}
+    if extra:
+        body.update(_attention_maps(extra, i, "text"))
+    return body
+
+
+def _pair_body(documents, i: int, scores: np.ndarray, extra: dict) -> dict:
+    n_first, tokens = documents.n_first[i], documents.tokens[i]
+    second = {"tokens": tokens[n_first:], "scores": scores[n_first:]}
+    body = {"tokens": tokens[:n_first], "scores": scores[:n_first], "second": second}
+    if extra:
+        body["attention"] = extra["attention"][i]
+        second["attention"] = extra["attention_b"][i]
+    return body
+
+
+def _hierarchical_body(documents, i: int, scores: np.ndarray, extra: dict, method: str) -> dict:
+    tokens, sentence_of_token = documents.tokens[i], documents.sentence_of_token[i]
+    bounds = np.flatnonzero(np.diff(sentence_of_token)) + 1
+    edges = [0, *bounds.tolist(), len(tokens)]
+    body = {
+        "sentences": [tokens[a:b] for a, b in zip(edges[:-1], edges[1:])],
+        "word_scores": np.split(scores, bounds),
+        "sentence_scores": sentence_scores(scores, sentence_of_token, method),
+    }
+    if extra:
+        body.update(_attention_maps(extra, i, "hierarchical"))
+    return body
+
+
 def explanation_records(
-    estimator, X: Sequence[str], method: str, *, n_steps: int = DEFAULT_STEPS
+    estimator,
+    X: Sequence,
+    method: str,
+    *,
+    column: int | None = None,
+    n_steps: int = DEFAULT_STEPS,
 ) -> list[dict]:
     """The records of ``estimator.explain(X, method=method)`` (keys in :mod:`skattn.explain`).
 
@@ -217,9 +334,26 @@ def explanation_records(
     with their scores: ``tokens`` and ``scores`` (self-attentive), or
     ``sentences``, ``word_scores`` (one array per sentence) and
     ``sentence_scores`` (hierarchical: the sentence's attention p_s, its
-    occlusion score, or the sum of its words' scores). ``"attention"``
-    records also keep the maps themselves: ``attention`` (r, n_tokens), or
-    ``sentence_attention`` and ``word_attention``.
+    occlusion score, or the sum of its words' scores); a pair's record
+    describes its first text so and its second under ``"second"``
+    (``tokens``, ``scores``). ``"attention"`` records also keep the maps
+    themselves: ``attention`` (r, n_tokens), or ``sentence_attention`` and
+    ``word_attention``.
+
+    Parameters
+    ----------
+    estimator : fitted skattn classifier or regressor (single texts or pairs)
+    X : sequence of str, or pairs of str for a pair model
+    method : str
+        One of :data:`METHODS`.
+    column : int, optional
+        The output column explained in every document (see
+        :func:`token_scores`); by default each document's prediction.
+    n_steps : int, default=DEFAULT_STEPS
+
+    Returns
+    -------
+    list of dict
 
     Examples
     --------
@@ -230,26 +364,17 @@ def explanation_records(
     >>> record["sentences"], record["sentence_scores"].shape
     ([['good', 'film', '.'], ['fine', '.']], (2,))
     """
-    documents, scores, extra = token_scores(estimator, X, method, n_steps=n_steps)
+    documents, scores, extra = token_scores(estimator, X, method, column=column, n_steps=n_steps)
+    kind = _kind(estimator, documents)
     records = []
-    for i, (tokens, token_score) in enumerate(zip(documents.tokens, scores)):
-        record = {"method": method, **estimator._shown_prediction(documents.full_proba[i])}
-        if estimator._hierarchical:
-            bounds = np.flatnonzero(np.diff(documents.sentence_of_token[i])) + 1
-            word_scores = np.split(np.asarray(token_score, dtype=np.float64), bounds)
-            edges = [0, *bounds.tolist(), len(tokens)]
-            record["sentences"] = [tokens[a:b] for a, b in zip(edges[:-1], edges[1:])]
-            record["word_scores"] = word_scores
-            record["sentence_scores"] = sentence_scores(
-                token_score, documents.sentence_of_token[i], method
-            )
-            if method == "attention":
-                record["sentence_attention"] = extra["sentence_attention"][i]
-                record["word_attention"] = extra["word_attention"][i]
+    for i, token_score in enumerate(scores):
+        token_score = np.asarray(token_score, dtype=np.float64)
+        if kind == "hierarchical":
+            body = _hierarchical_body(documents, i, token_score, extra, method)
+        elif kind == "pair":
+            body = _pair_body(documents, i, token_score, extra)
         else:
-            record["tokens"] = tokens
-            record["scores"] = np.asarray(token_score, dtype=np.float64)
-            if method == "attention":
-                record["attention"] = extra["attention"][i]
-        records.append(record)
+            body = _text_body(documents, i, token_score, extra)
+        shown = estimator._shown_prediction(documents.full_proba[i])
+        records.append({"method": method, **shown, **body})
     return records

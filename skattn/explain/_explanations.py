@@ -18,9 +18,11 @@ Hierarchical documents::
      ["sentence_attention": ndarray (n_sentences,), "word_attention": [ndarray, ...]]}
 
 A sentence pair's record (:class:`~skattn.SelfAttentivePairClassifier`,
-``method="attention"``) describes its first text as above and its second
-text under ``"second"`` (``tokens``, ``scores``, ``attention``); the page
-shows both.
+:class:`~skattn.SelfAttentivePairRegressor`, any method) describes its
+first text as above and its second text under ``"second"`` (``tokens``,
+``scores``, and ``attention`` for ``method="attention"``); the page, the
+frame (a ``text`` column: 0 or 1) and the figure show both, and the
+faithfulness test ranks and erases the tokens of both.
 
 ``scores`` rank the tokens for the predicted class (positive: the token
 supports it), or for the class ``explain(label=...)`` named (then kept as
@@ -80,6 +82,7 @@ _CSS = (
     ".sent{display:flex;align-items:baseline;margin:2px 0}"
     ".sw{width:1.2em;height:1em;margin-right:.5em;flex:none;border:1px solid #eee}"
     ".faith{background:#f4f4f4;padding:.4em;border-left:3px solid #888}"
+    ".side{color:#555;font-size:.85em;margin-right:.5em;flex:none}"
 )
 
 #: Weights shown in the page's legend.
@@ -204,17 +207,31 @@ SUPPORT_COLOUR = (0, 150, 0)
 AGAINST_COLOUR = (150, 0, 170)
 
 
-def relative_scores(scores) -> np.ndarray:
-    """Scores divided by their largest absolute value (all zeros stay zeros).
+def relative_scores(scores, largest: float | None = None) -> np.ndarray:
+    """Scores divided by ``largest``, by default their largest absolute value (zeros stay zeros).
 
     Examples
     --------
     >>> relative_scores(np.array([0.5, -2.0, 1.0])).tolist()
     [0.25, -1.0, 0.5]
+    >>> relative_scores(np.array([0.5, -1.0]), largest=4.0).tolist()
+    [0.125, -0.25]
     """
     scores = np.asarray(scores, dtype=np.float64)
-    largest = np.abs(scores).max() if scores.size else 0.0
+    if largest is None:
+        largest = np.abs(scores).max() if scores.size else 0.0
     return scores / largest if largest > 0 else np.zeros_like(scores)
+
+
+def _pair_largest(record: dict) -> float:
+    """The largest absolute score over both texts of a pair: their common colour scale."""
+    scores = token_scores_of(record)
+    return float(np.abs(scores).max()) if scores.size else 0.0
+
+
+def _first_text(record: dict) -> dict:
+    """A pair's record without its second text: the first text's own record."""
+    return {key: value for key, value in record.items() if key != "second"}
 
 
 def _has_attention(record: dict) -> bool:
@@ -227,13 +244,20 @@ def token_scores_of(record: dict) -> np.ndarray:
 
     The record's ``scores`` (hierarchical: ``word_scores`` concatenated); for
     records with only attention maps, the summed self-attention or p_s · p_w.
+    A sentence pair's: its first text's, then its second's.
 
     Examples
     --------
     >>> token_scores_of({"sentences": [["a"], ["b", "c"]],
     ...                  "word_scores": [np.array([1.0]), np.array([0.5, -1.0])]}).tolist()
     [1.0, 0.5, -1.0]
+    >>> token_scores_of({"tokens": ["a"], "scores": np.array([0.5]),
+    ...                  "second": {"tokens": ["b"], "scores": np.array([-1.0])}}).tolist()
+    [0.5, -1.0]
     """
+    if "second" in record:
+        first = {key: value for key, value in record.items() if key != "second"}
+        return np.concatenate([token_scores_of(first), token_scores_of(record["second"])])
     if "scores" in record:
         return np.asarray(record["scores"], dtype=np.float64)
     if "word_scores" in record:
@@ -260,13 +284,31 @@ def _scored_token(text: str, score: float, relative: float) -> str:
     )
 
 
+def _score_spans(tokens: list[str], scores, relative) -> str:
+    return " ".join(_scored_token(t, s, r) for t, s, r in zip(tokens, scores, relative))
+
+
+def _pair_scores_html(record: dict) -> str:
+    # One scale for both texts: the pair is ranked, and erased, as a whole.
+    largest = _pair_largest(record)
+    lines = []
+    for label, text in (("text 1", record), ("text 2", record["second"])):
+        spans = _score_spans(
+            text["tokens"], text["scores"], relative_scores(text["scores"], largest)
+        )
+        lines.append(
+            f'<div class="sent"><span class="side">{label}</span>'
+            f'<span dir="auto">{spans}</span></div>'
+        )
+    return "".join(lines)
+
+
 def _scores_html(record: dict) -> str:
+    if "second" in record:
+        return _pair_scores_html(record)
     if "sentences" not in record:
         relative = relative_scores(record["scores"])
-        spans = " ".join(
-            _scored_token(t, s, r) for t, s, r in zip(record["tokens"], record["scores"], relative)
-        )
-        return f'<div dir="auto">{spans}</div>'
+        return f'<div dir="auto">{_score_spans(record["tokens"], record["scores"], relative)}</div>'
     relative = relative_scores(np.concatenate(record["word_scores"]))
     sentence_relative = relative_scores(record["sentence_scores"])
     lines, position = [], 0
@@ -350,7 +392,8 @@ def _legend(records: list[dict]) -> str:
         )
     if any(not _has_attention(r) for r in records):
         parts.append(
-            "Scores relative to the document's largest absolute score: green supports the "
+            "Scores relative to the document's (a pair: both texts') largest absolute score: "
+            "green supports the "
             "prediction, purple speaks against it (intensity √|relative score|; hover for the "
             "score); hierarchical documents show each sentence's score left of it. "
             + _swatches(AGAINST_COLOUR, (1.0, 0.5, 0.1), ["−1", "−0.5", "−0.1"])
@@ -434,6 +477,67 @@ def to_html(records: list[dict], title: str = "skattn explanations", faithfulnes
     )
 
 
+def _hierarchical_rows(document: int, record: dict, scores: np.ndarray) -> list[dict]:
+    """The frame's rows of a hierarchical record, a token a row."""
+    method = record.get("method", "attention")
+    shown = hierarchical_word_weights(record) if "sentence_attention" in record else None
+    sentence_scores = record.get("sentence_scores", record.get("sentence_attention"))
+    rows, position_in_document = [], 0
+    for s, tokens in enumerate(record["sentences"]):
+        for position, token in enumerate(tokens):
+            row = {
+                "document": document,
+                "sentence": s,
+                "position": position,
+                "token": token,
+                "method": method,
+                "score": float(scores[position_in_document]),
+                "sentence_score": float(sentence_scores[s]),
+            }
+            position_in_document += 1
+            if shown is not None:
+                row.update(
+                    word_weight=float(record["word_attention"][s][position]),
+                    sentence_weight=float(record["sentence_attention"][s]),
+                    weight=float(shown[s][position]),
+                )
+            rows.append(row)
+    return rows
+
+
+def _text_rows(document: int, record: dict, scores: np.ndarray, text: int | None = None):
+    """The frame's rows of one text (``text``: which of a pair's), a token a row."""
+    method = record.get("method", "attention")
+    summed = summed_attention(record) if "attention" in record else None
+    rows = []
+    for position, token in enumerate(record["tokens"]):
+        row: dict[str, Any] = {"document": document}
+        if text is not None:
+            row["text"] = text
+        row.update(
+            sentence=0, position=position, token=token, method=method, score=float(scores[position])
+        )
+        if summed is not None:
+            row["weight"] = float(summed[position])
+            row.update({f"hop_{h}": float(a[position]) for h, a in enumerate(record["attention"])})
+        rows.append(row)
+    return rows
+
+
+def _record_rows(document: int, record: dict) -> list[dict]:
+    """The frame's rows of one record."""
+    scores = token_scores_of(record)
+    if "sentences" in record:
+        return _hierarchical_rows(document, record, scores)
+    if "second" not in record:
+        return _text_rows(document, record, scores)
+    n_first = len(record["tokens"])
+    second = {"method": record.get("method", "attention"), **record["second"]}
+    return _text_rows(document, _first_text(record), scores[:n_first], text=0) + _text_rows(
+        document, second, scores[n_first:], text=1
+    )
+
+
 def to_frame(records: list[dict]):
     """One row per token: document, sentence, position, token, method and scores.
 
@@ -442,7 +546,9 @@ def to_frame(records: list[dict]):
     Attention records add their weights: self-attentive rows ``weight``
     (summed attention over hops, normalised) and ``hop_0`` … ``hop_{r-1}``;
     hierarchical rows ``word_weight`` (p_w), ``sentence_weight`` (p_s) and
-    ``weight`` (√p_s · p_w, as drawn).
+    ``weight`` (√p_s · p_w, as drawn). A sentence pair has rows for both
+    texts, ``text`` saying which (0: the first, 1: the second;
+    ``position`` counts within the text).
 
     Parameters
     ----------
@@ -459,54 +565,16 @@ def to_frame(records: list[dict]):
     >>> frame = to_frame([record])
     >>> frame[["token", "weight", "hop_1"]].to_dict("list")
     {'token': ['a', 'fine', 'film'], 'weight': [0.1, 0.8, 0.1], 'hop_1': [0.0, 1.0, 0.0]}
+    >>> pair = {"tokens": ["a", "dog"], "scores": np.array([0.1, 0.9]), "prediction": 1,
+    ...         "second": {"tokens": ["an", "animal"], "scores": np.array([0.0, -0.5])}}
+    >>> to_frame([pair])[["text", "position", "token", "score"]].values.tolist()
+    [[0, 0, 'a', 0.1], [0, 1, 'dog', 0.9], [1, 0, 'an', 0.0], [1, 1, 'animal', -0.5]]
     """
     import pandas as pd
 
-    rows: list[dict[str, Any]] = []
-    for doc, record in enumerate(records):
-        scores = token_scores_of(record)
-        method = record.get("method", "attention")
-        if "sentences" in record:
-            shown = hierarchical_word_weights(record) if "sentence_attention" in record else None
-            sentence_scores = record.get("sentence_scores", record.get("sentence_attention"))
-            position_in_document = 0
-            for s, tokens in enumerate(record["sentences"]):
-                for position, token in enumerate(tokens):
-                    row = {
-                        "document": doc,
-                        "sentence": s,
-                        "position": position,
-                        "token": token,
-                        "method": method,
-                        "score": float(scores[position_in_document]),
-                        "sentence_score": float(sentence_scores[s]),
-                    }
-                    position_in_document += 1
-                    if shown is not None:
-                        row.update(
-                            word_weight=float(record["word_attention"][s][position]),
-                            sentence_weight=float(record["sentence_attention"][s]),
-                            weight=float(shown[s][position]),
-                        )
-                    rows.append(row)
-        else:
-            summed = summed_attention(record) if "attention" in record else None
-            for position, token in enumerate(record["tokens"]):
-                row = {
-                    "document": doc,
-                    "sentence": 0,
-                    "position": position,
-                    "token": token,
-                    "method": method,
-                    "score": float(scores[position]),
-                }
-                if summed is not None:
-                    row["weight"] = float(summed[position])
-                    row.update(
-                        {f"hop_{h}": float(a[position]) for h, a in enumerate(record["attention"])}
-                    )
-                rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(
+        [row for document, record in enumerate(records) for row in _record_rows(document, record)]
+    )
 
 
 #: Figure layout, in inches: width of one character of a token at the
@@ -542,80 +610,104 @@ def _wrapped(widths: list[float], width: float = _LINE_WIDTH) -> list[tuple[int,
     return lines
 
 
-def _layout(record: dict) -> list[tuple[str, list[tuple[str, tuple, float]]]]:
-    """Rows of the figure: (row label, [(cell text, RGBA colour, cell width)])."""
+#: A figure row: (row label, [(cell text, RGBA colour, cell width)]).
+_Row = tuple[str, list[tuple[str, tuple, float]]]
 
-    def shade(colour, weight, scale=intensity):
-        return (*(c / 255 for c in colour), scale(weight))
 
-    def signed(relative):
-        colour, weight = _signed(relative)
-        return shade(colour, weight)
+def _shade(colour, weight: float, scale=intensity) -> tuple:
+    """RGBA of ``colour`` at ``weight`` on ``scale``."""
+    return (*(c / 255 for c in colour), scale(weight))
 
-    rows: list[tuple[str, list]] = []
-    if "sentences" in record:
-        hierarchical = "sentence_attention" in record
-        if hierarchical:
-            words = hierarchical_word_weights(record)
-            sentence_values = record["sentence_attention"]
-        else:
-            flat = relative_scores(np.concatenate(record["word_scores"]))
-            bounds = np.cumsum([len(s) for s in record["sentences"]])[:-1]
-            words = np.split(flat, bounds)
-            sentence_values = relative_scores(record["sentence_scores"])
-        for s, (tokens, weights) in enumerate(zip(record["sentences"], words)):
-            value = sentence_values[s]
-            swatch = (
-                f"{value:.2f}",
-                shade((255, 0, 0), value, linear_intensity) if hierarchical else signed(value),
-                _CELL_PADDING + 4 * _CHAR_WIDTH,
-            )
-            colours = [
-                shade((0, 0, 255), w, linear_intensity) if hierarchical else signed(w)
-                for w in weights
-            ]
-            widths = _cell_widths(tokens)
-            for line, (start, end) in enumerate(_wrapped(widths, _LINE_WIDTH - swatch[2])):
-                cells = list(zip(tokens[start:end], colours[start:end], widths[start:end]))
-                lead = swatch if line == 0 else ("", (1, 1, 1, 0), swatch[2])
-                rows.append((f"s{s}" if line == 0 else "", [lead, *cells]))
-        return rows
+
+def _signed_shade(relative: float) -> tuple:
+    """RGBA of a relative score: green for, purple against, on the √ scale."""
+    colour, weight = _signed(relative)
+    return _shade(colour, weight)
+
+
+def _hierarchical_layout(record: dict) -> list[_Row]:
+    """One row per sentence (wrapped): its swatch, then its words."""
+    hierarchical = "sentence_attention" in record
+    if hierarchical:
+        words = hierarchical_word_weights(record)
+        sentence_values = record["sentence_attention"]
+    else:
+        flat = relative_scores(np.concatenate(record["word_scores"]))
+        words = np.split(flat, np.cumsum([len(s) for s in record["sentences"]])[:-1])
+        sentence_values = relative_scores(record["sentence_scores"])
+    rows: list[_Row] = []
+    for s, (tokens, weights) in enumerate(zip(record["sentences"], words)):
+        value = sentence_values[s]
+        swatch = (
+            f"{value:.2f}",
+            _shade((255, 0, 0), value, linear_intensity) if hierarchical else _signed_shade(value),
+            _CELL_PADDING + 4 * _CHAR_WIDTH,
+        )
+        colours = [
+            _shade((0, 0, 255), w, linear_intensity) if hierarchical else _signed_shade(w)
+            for w in weights
+        ]
+        widths = _cell_widths(tokens)
+        for line, (start, end) in enumerate(_wrapped(widths, _LINE_WIDTH - swatch[2])):
+            cells = list(zip(tokens[start:end], colours[start:end], widths[start:end]))
+            lead = swatch if line == 0 else ("", (1, 1, 1, 0), swatch[2])
+            rows.append((f"s{s}" if line == 0 else "", [lead, *cells]))
+    return rows
+
+
+def _attention_layout(record: dict) -> list[_Row]:
+    """Per wrapped line: the summed attention under the tokens, then one row per hop."""
+    tokens, summed = record["tokens"], summed_attention(record)
+    widths = _cell_widths(tokens)
+    rows: list[_Row] = []
+    for start, end in _wrapped(widths):
+        span = slice(start, end)
+        cells = zip(tokens[span], summed[span], widths[span])
+        rows.append(("sum", [(t, _shade((255, 0, 0), w), c) for t, w, c in cells]))
+        for h, hop in enumerate(record["attention"]):
+            hop_cells = [("", _shade((255, 0, 0), w), c) for w, c in zip(hop[span], widths[span])]
+            rows.append((f"hop {h}", hop_cells))
+        rows.append(("", []))
+    return rows[:-1]
+
+
+def _scores_layout(record: dict, largest: float | None = None) -> list[_Row]:
+    """The tokens, wrapped, each shaded by its score relative to ``largest``."""
     tokens = record["tokens"]
     widths = _cell_widths(tokens)
-    if "attention" in record:
-        summed = summed_attention(record)
-        for start, end in _wrapped(widths):
-            span = slice(start, end)
-            rows.append(
-                (
-                    "sum",
-                    [
-                        (t, shade((255, 0, 0), w), c)
-                        for t, w, c in zip(tokens[span], summed[span], widths[span])
-                    ],
-                )
-            )
-            for h, hop in enumerate(record["attention"]):
-                rows.append(
-                    (
-                        f"hop {h}",
-                        [("", shade((255, 0, 0), w), c) for w, c in zip(hop[span], widths[span])],
-                    )
-                )
-            rows.append(("", []))
-        return rows[:-1]
-    relative = relative_scores(record["scores"])
-    for start, end in _wrapped(widths):
-        rows.append(
-            (
-                "",
-                [
-                    (t, signed(r), c)
-                    for t, r, c in zip(tokens[start:end], relative[start:end], widths[start:end])
-                ],
-            )
+    relative = relative_scores(record["scores"], largest)
+    return [
+        (
+            "",
+            [
+                (t, _signed_shade(r), c)
+                for t, r, c in zip(tokens[start:end], relative[start:end], widths[start:end])
+            ],
         )
-    return rows
+        for start, end in _wrapped(widths)
+    ]
+
+
+def _pair_layout(record: dict) -> list[_Row]:
+    """The first text's rows under a "text 1" row, then the second's under "text 2"."""
+    first, second = _first_text(record), record["second"]
+    if "attention" in record:
+        parts = _attention_layout(first), _attention_layout(second)
+    else:  # one scale for both texts, as on the page
+        largest = _pair_largest(record)
+        parts = _scores_layout(first, largest), _scores_layout(second, largest)
+    return [("text 1", []), *parts[0], ("text 2", []), *parts[1]]
+
+
+def _layout(record: dict) -> list[_Row]:
+    """Rows of the figure: (row label, [(cell text, RGBA colour, cell width)])."""
+    if "sentences" in record:
+        return _hierarchical_layout(record)
+    if "second" in record:
+        return _pair_layout(record)
+    if "attention" in record:
+        return _attention_layout(record)
+    return _scores_layout(record)
 
 
 def _colour_bars(fig, ax, record: dict) -> None:
@@ -653,6 +745,43 @@ def _colour_bars(fig, ax, record: dict) -> None:
         )
 
 
+def _draw_rows(ax, rows: list[_Row]) -> None:
+    """Each row's cells as coloured rectangles with their text, on axes of unit rows."""
+    from matplotlib.patches import Rectangle
+
+    for y, (_, cells) in enumerate(rows):
+        x = 0.0
+        for text, colour, cell_width in cells:
+            ax.add_patch(Rectangle((x, y - 0.45), cell_width, 0.9, facecolor=colour, lw=0))
+            if text:
+                ink = "white" if colour[3] > 0.6 else "black"
+                ax.text(
+                    x + cell_width / 2,
+                    y,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=_FONT_SIZE,
+                    color=ink,
+                )
+            x += cell_width
+
+
+def _frame_axes(ax, rows: list[_Row], width: float, record: dict) -> None:
+    """Limits, row labels and title; no ticks or spines."""
+    ax.set_xlim(0, width)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_yticks(range(len(rows)), [label for label, _ in rows], fontsize=_FONT_SIZE)
+    ax.set_xticks([])
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+    ax.tick_params(left=False)
+    title = f"predicted: {shown_value(record['prediction'])}"
+    if "method" in record:
+        title += f" · method: {record['method']}"
+    ax.set_title(title, fontsize=_FONT_SIZE + 1)
+
+
 def plot(record: dict, ax=None, faithfulness=None):
     """A matplotlib figure of one document's explanation, every word legible.
 
@@ -663,7 +792,9 @@ def plot(record: dict, ax=None, faithfulness=None):
     weight p_s in red left of it, words in blue by √p_s · p_w (the HAN
     paper's Fig. 5). Other methods: scores relative to the document's
     largest, green for, purple against the prediction (hierarchical: the
-    sentence's score left of it). A colour bar shows the scale.
+    sentence's score left of it). A sentence pair: its first text, then
+    its second (scores on one scale for both). A colour bar shows the
+    scale.
 
     Parameters
     ----------
@@ -688,7 +819,6 @@ def plot(record: dict, ax=None, faithfulness=None):
     """
     try:
         from matplotlib.figure import Figure
-        from matplotlib.patches import Rectangle
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ImportError("plots need matplotlib: pip install 'skattn[plot]'") from error
     rows = _layout(record)
@@ -702,43 +832,12 @@ def plot(record: dict, ax=None, faithfulness=None):
         ax = fig.subplots()
     else:
         fig = ax.figure
-    for y, (_, cells) in enumerate(rows):
-        x = 0.0
-        for text, colour, cell_width in cells:
-            ax.add_patch(Rectangle((x, y - 0.45), cell_width, 0.9, facecolor=colour, lw=0))
-            if text:
-                ink = "white" if colour[3] > 0.6 else "black"
-                ax.text(
-                    x + cell_width / 2,
-                    y,
-                    text,
-                    ha="center",
-                    va="center",
-                    fontsize=_FONT_SIZE,
-                    color=ink,
-                )
-            x += cell_width
-    ax.set_xlim(0, width)
-    ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_yticks(range(len(rows)), [label for label, _ in rows], fontsize=_FONT_SIZE)
-    ax.set_xticks([])
-    for side in ("top", "right", "bottom", "left"):
-        ax.spines[side].set_visible(False)
-    ax.tick_params(left=False)
-    title = f"predicted: {shown_value(record['prediction'])}"
-    if "method" in record:
-        title += f" · method: {record['method']}"
-    ax.set_title(title, fontsize=_FONT_SIZE + 1)
+    _draw_rows(ax, rows)
+    _frame_axes(ax, rows, width, record)
     _colour_bars(fig, ax, record)
     if faithfulness is not None:
-        fig.text(
-            0.01,
-            0.01,
-            faithfulness_summary(faithfulness),
-            fontsize=_FONT_SIZE - 1,
-            wrap=True,
-            va="bottom",
-        )
+        summary = faithfulness_summary(faithfulness)
+        fig.text(0.01, 0.01, summary, fontsize=_FONT_SIZE - 1, wrap=True, va="bottom")
     fig.tight_layout()
     return fig
 

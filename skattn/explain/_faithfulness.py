@@ -8,9 +8,11 @@ model's prediction rests on the top-ranked tokens (DeYoung et al. 2020):
 - **sufficiency** at k: p_c(x) − p_c(only its top k% tokens). Low: those
   tokens alone keep the prediction.
 
-c is the class predicted for the whole document, p_c its probability, and
-the top k% of n tokens are the ⌈k·n⌉ best ranked (at least one token; ties
-go to the earlier token). Each measure is averaged over the bins
+c is the explained class, an argument (``label=``) passed down to the
+erased documents and to the rankings: by default the class predicted for
+the whole document. p_c is its probability, and the top k% of n tokens
+are the ⌈k·n⌉ best ranked (at least one token; ties go to the earlier
+token). Each measure is averaged over the bins
 k ∈ {1, 5, 10, 20, 50}% (the AOPC) and then over documents, with a
 bootstrap interval over the documents. Two references put the numbers in
 scale: a **random** ranking (a uniform permutation per document, seeded),
@@ -22,10 +24,25 @@ one with only them), so a report costs 10 forward passes per document per
 ranking, batched; leave-one-out costs one per token.
 
 Works for skattn's classifiers (erasing token ids, see
-:mod:`skattn.explain._erasure`) and for any estimator with ``predict_proba`` over raw
-strings (erasing the text's tokens). For scikit-learn Pipelines ending in a
-linear model over a text vectorizer, :func:`linear_token_scores` gives the
-natural explanation, coefficient × feature value.
+:mod:`skattn.explain._erasure`), skattn's pair classifiers (a pair's tokens are both
+its texts', ranked and erased together), and any estimator with
+``predict_proba`` over raw strings (erasing the text's tokens).
+
+Rankings, by name: for skattn classifiers, any of
+:data:`skattn.explain.METHODS` (pairs: all but
+``"sentence_occlusion"``); for any estimator ``"occlusion"``; for
+scikit-learn Pipelines ending in a linear model over a text vectorizer,
+``"coefficients"`` (:func:`linear_token_scores`, the natural explanation:
+coefficient × feature value); ``"random"``. A ranking may also be any
+callable of the documents that returns one score per token the report
+erases: for skattn classifiers the ``tokens`` of ``explain`` (a pair's:
+the first text's, then the second's), otherwise those of
+:class:`~skattn.explain.TextDocuments`.
+
+At ``level="sentence"`` (hierarchical models) whole sentences are ranked
+and erased, each scored by the sum of its tokens' scores (attention: p_s;
+sentence occlusion: its own score), and the reference is sentence
+occlusion.
 """
 
 from __future__ import annotations
@@ -34,6 +51,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -51,6 +69,7 @@ from skattn.explain._erasure import (
     TextDocuments,
     documents_for,
     is_skattn_classifier,
+    label_column,
     leave_one_out,
 )
 from skattn.utils._validation import check_text_input
@@ -93,7 +112,8 @@ def erasure_curves(
 
     Parameters
     ----------
-    documents : skattn.explain.ModelDocuments or TextDocuments
+    documents : skattn.explain.ModelDocuments, PairDocuments or TextDocuments
+        Erased against the column they were made for (``explained``).
     scores : sequence of ndarray
         Per document, one score per token (higher: more important), or per
         unit with ``groups``.
@@ -135,7 +155,7 @@ def erasure_curves(
                 keeps += [~top, top]
                 slots.append((document, b))
     probability = documents.probability(variant_documents, keeps)
-    full = documents.full_proba[np.arange(len(documents)), documents.predicted]
+    full = documents.explained_proba
     comprehensiveness = np.full((len(documents), len(bins)), np.nan)
     sufficiency = np.full((len(documents), len(bins)), np.nan)
     for i, (document, b) in enumerate(slots):
@@ -182,9 +202,10 @@ def random_scores(documents, random_state: int = 0) -> list[np.ndarray]:
 def linear_token_scores(pipeline, X: Sequence[str], documents: TextDocuments | None = None):
     """Coefficient × feature value of a vectorizer + linear model Pipeline, per token.
 
-    Each feature's contribution to the predicted class's decision value,
-    ``coef[c, f] · x_f``, is shared among the feature's occurrences in the
-    document, and an n-gram's share among its n tokens. Tokens are those of
+    Each feature's contribution to the explained class's decision value
+    (``documents.explained``, by default the predicted class), ``coef[c, f]
+    · x_f``, is shared among the feature's occurrences in the document, and
+    an n-gram's share among its n tokens. Tokens are those of
     :class:`~skattn.explain.TextDocuments` (the vectorizer's preprocessing,
     e.g. lower-casing, is applied to each); tokens the vectorizer does not
     know score 0.
@@ -192,11 +213,10 @@ def linear_token_scores(pipeline, X: Sequence[str], documents: TextDocuments | N
     Parameters
     ----------
     pipeline : fitted Pipeline
-        A ``CountVectorizer``/``TfidfVectorizer`` (word analyzer) step, then
-        any feature-wise transformers, ending in a linear classifier with
-        ``coef_``. Transformers between them must keep the vectorizer's
-        columns (e.g. ``TfidfTransformer``, ``MaxAbsScaler``); anything else
-        is refused with a TypeError.
+        A ``CountVectorizer``/``TfidfVectorizer`` (word analyzer) step, any
+        transformers that keep its columns (e.g. ``TfidfTransformer``,
+        ``MaxAbsScaler``; others are refused with a TypeError), and a linear
+        classifier with ``coef_``.
     X : sequence of str
     documents : TextDocuments, optional
         Reused when given (their tokens are the units scored).
@@ -231,35 +251,43 @@ def linear_token_scores(pipeline, X: Sequence[str], documents: TextDocuments | N
             f"vectorizer's {len(vectorizer.vocabulary_)} columns (they give "
             f"{features.shape[1]}, the model has {coef.shape[1]} coefficients)"
         )
+    scores = []
+    for i, (tokens, explained) in enumerate(zip(documents.tokens, documents.explained)):
+        # Binary models have one row of coefficients, for classes_[1].
+        weights = coef[0] * (1 if explained == 1 else -1) if len(coef) == 1 else coef[explained]
+        row = features[i]
+        contributions = {column: weights[column] * v for column, v in zip(row.indices, row.data)}
+        scores.append(_shared_contributions(vectorizer, tokens, contributions))
+    return scores
+
+
+def _ngram_occurrences(vectorizer, tokens: list[str]) -> dict[int, list[list[int]]]:
+    """Per vocabulary column, the token positions of each of its n-grams' occurrences."""
     preprocess, tokenize = vectorizer.build_preprocessor(), vectorizer.build_tokenizer()
     stop_words = vectorizer.get_stop_words() or frozenset()
     low, high = vectorizer.ngram_range
-    scores = []
-    for i, (tokens, predicted) in enumerate(zip(documents.tokens, documents.predicted)):
-        # Binary models have one row of coefficients, for classes_[1].
-        weights = coef[0] * (1 if predicted == 1 else -1) if len(coef) == 1 else coef[predicted]
-        row = features[i]
-        value = dict(zip(row.indices, row.data))
-        # n-grams run over the tokens the vectorizer itself keeps (it may
-        # drop punctuation and one-letter words, which then score 0).
-        words = [(p, preprocess(t)) for p, t in enumerate(tokens)]
-        words = [(p, w) for p, w in words if w not in stop_words and tokenize(w) == [w]]
-        occurrences: dict[int, list[list[int]]] = {}
-        for n in range(low, high + 1):
-            for start in range(len(words) - n + 1):
-                gram = " ".join(w for _, w in words[start : start + n])
-                column = vectorizer.vocabulary_.get(gram)
-                if column is not None:
-                    occurrences.setdefault(column, []).append(
-                        [p for p, _ in words[start : start + n]]
-                    )
-        document_scores = np.zeros(len(tokens))
-        for column, places in occurrences.items():
-            share = weights[column] * value.get(column, 0.0) / len(places)
-            for positions in places:
-                document_scores[positions] += share / len(positions)
-        scores.append(document_scores)
-    return scores
+    # n-grams run over the tokens the vectorizer itself keeps (it may
+    # drop punctuation and one-letter words, which then score 0).
+    words = [(p, preprocess(t)) for p, t in enumerate(tokens)]
+    words = [(p, w) for p, w in words if w not in stop_words and tokenize(w) == [w]]
+    occurrences: dict[int, list[list[int]]] = {}
+    for n in range(low, high + 1):
+        for start in range(len(words) - n + 1):
+            gram = " ".join(w for _, w in words[start : start + n])
+            column = vectorizer.vocabulary_.get(gram)
+            if column is not None:
+                occurrences.setdefault(column, []).append([p for p, _ in words[start : start + n]])
+    return occurrences
+
+
+def _shared_contributions(vectorizer, tokens: list[str], contributions: dict) -> np.ndarray:
+    """Each column's contribution shared among its occurrences, and each among its tokens."""
+    document_scores = np.zeros(len(tokens))
+    for column, places in _ngram_occurrences(vectorizer, tokens).items():
+        share = contributions.get(column, 0.0) / len(places)
+        for positions in places:
+            document_scores[positions] += share / len(positions)
+    return document_scores
 
 
 def _not_linear_text_pipeline(estimator) -> str:
@@ -398,27 +426,136 @@ def _checked_method(estimator, method) -> str:
     return method
 
 
-def _scores_of(estimator, X, method, documents, n_steps, random_state):
-    """Scores and cost (forward, backward passes beyond the prediction) of one method."""
-    if callable(method):
-        return [np.asarray(s, dtype=np.float64) for s in method(X)], None, None
-    if method == "random":
-        return random_scores(documents, random_state), 0, 0
-    if method == "occlusion" and not is_skattn_classifier(estimator):
-        before = documents.forward_passes
-        scores = leave_one_out(documents)
-        return scores, documents.forward_passes - before, 0
-    if method == "coefficients":
-        return linear_token_scores(estimator, X, documents), 0, 0
-    scored, scores, _ = token_scores(estimator, X, method, n_steps=n_steps)
-    return scores, scored.forward_passes, scored.backward_passes
+def _checked_report_input(estimator, X, level: str, n_steps, bins) -> tuple[list, tuple]:
+    """``X`` validated for ``estimator`` (pairs for a pair model) and the bins, all checked."""
+    if getattr(estimator, "_task", "classification") != "classification" or not hasattr(
+        estimator, "predict_proba"
+    ):
+        raise ValueError(
+            "faithfulness_report measures how a class probability falls as tokens are "
+            f"erased: it needs a classifier with predict_proba, not a {type(estimator).__name__}."
+        )
+    ours = is_skattn_classifier(estimator)
+    X = estimator._check_input(X) if ours else check_text_input(X)
+    if level not in _REFERENCE:
+        raise ValueError(f"level must be 'token' or 'sentence', got {level!r}")
+    if level == "sentence" and not (ours and estimator._hierarchical):
+        raise ValueError("level='sentence' needs a fitted HierarchicalAttentionClassifier")
+    check_n_steps(n_steps)
+    return X, _checked_bins(bins)
+
+
+#: The reference ranking of each level: leave-one-out of its units.
+_REFERENCE = {"token": "occlusion", "sentence": "sentence_occlusion"}
+
+
+def _methods_to_run(estimator, methods, reference: bool, occlusion: str) -> tuple[list, list]:
+    """The rankings to test (with the reference and "random" last) and their names."""
+    if methods is None:
+        if is_skattn_classifier(estimator):
+            methods = [m for m in METHODS if estimator._hierarchical or m != "sentence_occlusion"]
+        else:
+            linear = not _not_linear_text_pipeline(estimator)
+            methods = ["occlusion"] + (["coefficients"] if linear else [])
+    methods = [m for m in methods if m != "random"]
+    if reference and occlusion not in methods:
+        methods.append(occlusion)
+    methods.append("random")
+    names = [_checked_method(estimator, method) for method in methods]
+    if len(set(names)) < len(names):
+        raise ValueError(f"methods must have distinct names, got {names}")
+    return methods, names
+
+
+#: What the report measures per document and bin (erasure_curves' two results).
+_MEASURES = ("comprehensiveness", "sufficiency")
+
+
+@dataclass
+class _Measurement:
+    """What each method of one report is measured on, and how."""
+
+    estimator: Any
+    X: list
+    documents: Any
+    #: The explained column (None: each document's prediction), as ``documents`` have it.
+    column: int | None
+    bins: tuple
+    level: str
+    n_steps: int
+    random_state: int
+
+    @property
+    def groups(self) -> list | None:
+        """Per document, each token's sentence when whole sentences are ranked."""
+        return self.documents.sentence_of_token if self.level == "sentence" else None
+
+    def scores(self, method) -> tuple[list[np.ndarray], int | None, int | None]:
+        """A method's scores and cost (forward, backward passes beyond the prediction)."""
+        estimator, documents = self.estimator, self.documents
+        if callable(method):
+            return [np.asarray(s, dtype=np.float64) for s in method(self.X)], None, None
+        if method == "random":
+            return random_scores(documents, self.random_state), 0, 0
+        if method == "occlusion" and not is_skattn_classifier(estimator):
+            before = documents.forward_passes
+            scores = leave_one_out(documents)
+            return scores, documents.forward_passes - before, 0
+        if method == "coefficients":
+            return linear_token_scores(estimator, self.X, documents), 0, 0
+        scored, scores, _ = token_scores(
+            estimator, self.X, method, column=self.column, n_steps=self.n_steps
+        )
+        return scores, scored.forward_passes, scored.backward_passes
+
+    def of(self, name: str, method) -> tuple[dict, dict, list[np.ndarray]]:
+        """The method's report row, its per-document curves, and the units it ranked."""
+        start = time.perf_counter()
+        scores, forward, backward = self.scores(method)
+        cost = (forward, backward, time.perf_counter() - start)
+        if [len(s) for s in scores] != [len(t) for t in self.documents.tokens]:
+            raise ValueError(
+                f"method {name!r} returned scores whose lengths differ from the documents' "
+                "token counts"
+            )
+        if self.groups is not None:
+            scores = _sentence_scores(scores, self.groups, method, self.random_state)
+        curves = dict(
+            zip(_MEASURES, erasure_curves(self.documents, scores, self.bins, self.groups))
+        )
+        row = _summary_row(name, curves, cost, len(self.documents), self.random_state)
+        return row, curves, scores
+
+
+def _summary_row(name: str, curves: dict, cost: tuple, n_documents: int, random_state: int):
+    """A report row: each measure's mean and interval over documents, and the cost."""
+    forward, backward, seconds = cost
+    n = max(1, n_documents)
+    row: dict = {"method": name}
+    for measure, values in curves.items():
+        mean, low, high = mean_interval(values.mean(axis=1), random_state=random_state)
+        row.update({measure: mean, f"{measure}_low": low, f"{measure}_high": high})
+    row.update(
+        forward_passes=None if forward is None else forward / n,
+        backward_passes=None if backward is None else backward / n,
+        seconds_per_100_documents=100 * seconds / n,
+    )
+    return row
+
+
+def _add_spearman(rows: list[dict], ranked: dict, reference: str) -> None:
+    """Each row's mean rank correlation with the reference ranking, when it ran."""
+    if reference in ranked:
+        for row in rows:
+            row["spearman_vs_occlusion"] = _mean_spearman(ranked[row["method"]], ranked[reference])
 
 
 def faithfulness_report(
     estimator,
-    X: Sequence[str],
+    X: Sequence,
     methods: Sequence[str | Callable] | None = None,
     *,
+    label: Any = None,
     bins: Sequence[float] = BINS,
     reference: bool = True,
     n_steps: int = DEFAULT_STEPS,
@@ -429,32 +566,24 @@ def faithfulness_report(
 
     Parameters
     ----------
-    estimator : fitted estimator
-        A skattn classifier, or any estimator whose ``predict_proba`` takes
-        raw strings.
-    X : sequence of str
-        The documents (a test split, not the training data).
+    estimator : fitted classifier
+        skattn's (texts or pairs), or any whose ``predict_proba`` takes strings.
+    X : sequence of str, or pairs of str for a pair classifier
+        Test documents (a pair's tokens: both texts', erased together).
     methods : sequence of str or callable, optional
-        Rankings to test. Names: for skattn classifiers, any of
-        :data:`skattn.explain.METHODS`; for any estimator ``"occlusion"``
-        and ``"coefficients"`` (:func:`linear_token_scores`). A callable
-        takes ``X`` and returns one score array per document, aligned with
-        the tokens the report erases (for skattn classifiers, the
-        ``tokens`` of ``explain``; otherwise those of
-        :class:`~skattn.explain.TextDocuments`). Default: every method the
-        estimator supports. ``"random"`` is always added.
+        Rankings (names or callables, see the module's text). Default: all
+        the estimator supports; ``"random"`` is always added.
+    label : optional
+        The class whose probability is erased against (a value of
+        ``classes_``; skattn multi-label: a label index) in every document,
+        and that named methods score for. Default: each one's prediction.
     bins : sequence of float, default=BINS
     reference : bool, default=True
-        Also run leave-one-out (if not among ``methods``) and report each
-        method's Spearman correlation with it (one forward pass per token,
-        or per sentence at sentence level).
+        Also run leave-one-out; report each method's Spearman ρ with it.
     n_steps : int, default=4
         Steps of integrated gradients.
     level : {"token", "sentence"}, default="token"
-        What is ranked and erased: tokens, or (hierarchical models) whole
-        sentences, each scored by the sum of its tokens' scores (attention:
-        p_s; sentence occlusion: its own score). At sentence level the
-        reference is sentence occlusion.
+        Rank and erase tokens, or a hierarchical model's whole sentences.
     random_state : int, default=0
         Seed of the random ranking and the bootstrap.
 
@@ -464,90 +593,22 @@ def faithfulness_report(
 
     Examples
     --------
-    >>> from sklearn.pipeline import make_pipeline
-    >>> from sklearn.feature_extraction.text import CountVectorizer
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> X = ["good film", "bad film", "good plot", "bad plot"] * 5
-    >>> model = make_pipeline(CountVectorizer(), LogisticRegression()).fit(X, [1, 0, 1, 0] * 5)
-    >>> report = faithfulness_report(model, ["a good film", "a bad plot"], ["coefficients"])
-    >>> [row["method"] for row in report.rows]
-    ['coefficients', 'occlusion', 'random']
-    >>> bool(report.row("coefficients")["comprehensiveness"]
-    ...      > report.row("random")["comprehensiveness"])
-    True
+    >>> from skattn.baselines._table2 import tfidf_logreg
+    >>> model = tfidf_logreg().fit(["good film", "bad film"] * 10, [1, 0] * 10)
+    >>> [row["method"] for row in faithfulness_report(model, ["a good film"], label=0).rows]
+    ['occlusion', 'coefficients', 'random']
     """
-    if getattr(estimator, "_task", "classification") != "classification" or not hasattr(
-        estimator, "predict_proba"
-    ):
-        raise ValueError(
-            "faithfulness_report measures how a class probability falls as tokens are "
-            f"erased: it needs a classifier with predict_proba, not a {type(estimator).__name__}."
-        )
-    if getattr(estimator, "_reads_pairs", False):
-        raise ValueError(
-            "faithfulness_report erases tokens of single texts; a pair model reads pairs."
-        )
-    X = check_text_input(X)
-    ours = is_skattn_classifier(estimator)
-    if level not in ("token", "sentence"):
-        raise ValueError(f"level must be 'token' or 'sentence', got {level!r}")
-    if level == "sentence" and not (ours and estimator._hierarchical):
-        raise ValueError("level='sentence' needs a fitted HierarchicalAttentionClassifier")
-    check_n_steps(n_steps)
-    bins = _checked_bins(bins)
-    occlusion = "sentence_occlusion" if level == "sentence" else "occlusion"
-    if methods is None:
-        methods = (
-            [m for m in METHODS if estimator._hierarchical or m != "sentence_occlusion"]
-            if ours
-            else ["occlusion"] + ([] if _not_linear_text_pipeline(estimator) else ["coefficients"])
-        )
-    methods = [m for m in methods if m != "random"]
-    if reference and occlusion not in methods:
-        methods.append(occlusion)
-    methods.append("random")
-    names = [_checked_method(estimator, method) for method in methods]
-    if len(set(names)) < len(names):
-        raise ValueError(f"methods must have distinct names, got {names}")
-    documents = documents_for(estimator, X)
-    groups = documents.sentence_of_token if level == "sentence" else None
-    n = max(1, len(documents))
-    rows, per_document, all_scores = [], {}, {}
+    X, bins = _checked_report_input(estimator, X, level, n_steps, bins)
+    methods, names = _methods_to_run(estimator, methods, reference, _REFERENCE[level])
+    column = label_column(estimator, label)
+    documents = documents_for(estimator, X, column)
+    run = _Measurement(estimator, X, documents, column, bins, level, n_steps, random_state)
+    rows, per_document, ranked = [], {}, {}
     for name, method in zip(names, methods):
-        start = time.perf_counter()
-        scores, forward, backward = _scores_of(
-            estimator, X, method, documents, n_steps, random_state
-        )
-        seconds = time.perf_counter() - start
-        if [len(s) for s in scores] != [len(t) for t in documents.tokens]:
-            raise ValueError(
-                f"method {name!r} returned scores whose lengths differ from the documents' "
-                "token counts"
-            )
-        if groups is not None:
-            scores = _sentence_scores(scores, groups, method, random_state)
-        comprehensiveness, sufficiency = erasure_curves(documents, scores, bins, groups)
-        all_scores[name] = scores
-        per_document[name] = {
-            "comprehensiveness": comprehensiveness,
-            "sufficiency": sufficiency,
-        }
-        row = {"method": name}
-        for measure, values in per_document[name].items():
-            mean, low, high = mean_interval(values.mean(axis=1), random_state=random_state)
-            row.update({measure: mean, f"{measure}_low": low, f"{measure}_high": high})
-        row.update(
-            forward_passes=None if forward is None else forward / n,
-            backward_passes=None if backward is None else backward / n,
-            seconds_per_100_documents=100 * seconds / n,
-        )
+        row, per_document[name], ranked[name] = run.of(name, method)
         rows.append(row)
-    if occlusion in all_scores:
-        for row in rows:
-            row["spearman_vs_occlusion"] = _mean_spearman(
-                all_scores[row["method"]], all_scores[occlusion]
-            )
-    return FaithfulnessReport(rows, per_document, tuple(bins), len(documents), level)
+    _add_spearman(rows, ranked, _REFERENCE[level])
+    return FaithfulnessReport(rows, per_document, bins, len(documents), level)
 
 
 def _sentence_scores(scores, groups, method, random_state: int) -> list[np.ndarray]:
