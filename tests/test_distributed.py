@@ -68,7 +68,7 @@ def test_a_dask_text_column_is_scored_partition_by_partition_on_the_cluster(clie
     import pandas as pd
 
     dd = pytest.importorskip("dask.dataframe")
-    from skattn.serving._partitions import predict_partitions
+    from skattn.serving import predict_partitions
 
     X, y = polarity_small
     model = small_self_attentive(max_epochs=2).fit(X[:400], y[:400])

@@ -242,7 +242,7 @@ def test_gradient_matches_finite_differences(fitted, explained):
     column = None if explained == "predicted" else 1 - predicted  # the column is an argument
     documents, scores, _ = token_scores(fitted, document, "gradient", column=column)
     module = fitted.net_.module_
-    from skattn.text._encoder import DocumentDataset
+    from skattn.text import DocumentDataset
 
     X, _ = DocumentDataset(documents.corpus, hierarchical=fitted._hierarchical).collate([0])
     c = predicted if column is None else column
@@ -270,7 +270,7 @@ def test_gradient_matches_finite_differences(fitted, explained):
 def test_integrated_gradients_add_up_to_the_change_in_log_probability(fitted):
     document = ["A fine, moving film. I loved it!"]
     documents, scores, _ = token_scores(fitted, document, "integrated_gradients", n_steps=64)
-    from skattn.text._encoder import DocumentDataset
+    from skattn.text import DocumentDataset
 
     X, _ = DocumentDataset(documents.corpus, hierarchical=fitted._hierarchical).collate([0])
     c = int(documents.explained[0])
@@ -308,7 +308,7 @@ def test_model_documents_use_the_models_own_tokens_and_probabilities(fitted):
 
 def test_token_scale_reaches_the_right_token(fitted):
     """A zero scale on one token equals that token's id (and n-grams) replaced by padding."""
-    from skattn.text._encoder import DocumentDataset
+    from skattn.text import DocumentDataset
 
     documents = ModelDocuments(fitted, DOCUMENTS)
     X, _ = DocumentDataset(documents.corpus, hierarchical=fitted._hierarchical).collate([0, 1, 2])

@@ -13,8 +13,7 @@ from skorch.callbacks import Callback
 from skattn import save
 from skattn.__main__ import main
 from skattn.compare import read_documents
-from skattn.text import DocumentFile, iter_chunks, iter_documents
-from skattn.text._streaming import iter_predictions
+from skattn.text import DocumentFile, iter_chunks, iter_documents, iter_predictions
 
 from estimators import small_hierarchical, small_self_attentive
 
