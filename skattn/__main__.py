@@ -43,6 +43,7 @@ from skattn.pair_models import SelfAttentivePairModel
 from skattn.persistence import load
 from skattn.streaming import DEFAULT_CHUNK_SIZE, iter_chunks, iter_documents
 from skattn.text import TOKENIZERS
+from skattn.utils.unicode import first_lone_surrogate, json_text
 
 #: What the main job compares when --models is not given.
 DEFAULT_MODELS = [
@@ -288,19 +289,36 @@ def _predict(args) -> int:
 
 
 def _row_writer(handle, jsonl: bool) -> Callable[[dict], None]:
-    """A function that writes one prediction row: a JSON line, or a CSV row after a header."""
+    """A function that writes one prediction row: a JSON line, or a CSV row after a header.
+
+    JSON escapes a lone surrogate (``\\udcff``); a UTF-8 CSV file cannot
+    hold one, so such a row is refused, naming the document.
+    """
     if jsonl:
-        return lambda row: handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    writer = None
+        return lambda row: handle.write(json_text(row) + "\n")
+    writer, written = None, 0
 
     def write_csv(row: dict) -> None:
-        nonlocal writer
+        nonlocal writer, written
+        _check_csv_row(row, written)
         if writer is None:
             writer = csv.DictWriter(handle, fieldnames=list(row))
             writer.writeheader()
         writer.writerow(row)
+        written += 1
 
     return write_csv
+
+
+def _check_csv_row(row: dict, position: int) -> None:
+    for column, value in row.items():
+        at = first_lone_surrogate(value) if isinstance(value, str) else None
+        if at is not None:
+            raise ValueError(
+                f"X[{position}]: its {column} holds a lone surrogate (U+{ord(value[at]):04X} at "
+                f"character {at}), which a UTF-8 CSV file cannot hold; write the predictions to "
+                "a .jsonl file, which escapes it."
+            )
 
 
 def _prediction_rows(model, documents: list[str]) -> list[dict]:

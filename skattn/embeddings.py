@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import warnings
-import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -46,6 +45,7 @@ from skattn.pretrained import (
     token_coverage,
 )
 from skattn.text import PAD_ID, RESERVED_TOKENS, EncodedCorpus
+from skattn.utils.unicode import text_crc32
 
 #: Standard deviation of each component of an initial vector, comparable
 #: to what the networks train well from.
@@ -484,7 +484,7 @@ def stable_hash(text: str) -> int:
     >>> stable_hash("film") == stable_hash("film")
     True
     """
-    return zlib.crc32(text.encode("utf-8"))
+    return text_crc32(text)
 
 
 def corpus_sentences(

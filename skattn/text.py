@@ -59,6 +59,7 @@ from skattn.streaming import DEFAULT_CHUNK_SIZE, in_stream, iter_chunks
 from skattn.subwords import subword_table
 from skattn.truncation import truncate
 from skattn.utils.params import POSITIVE_INT, Options, validate_params
+from skattn.utils.unicode import join_surrogate_pairs
 from skattn.utils.validation import check_text_input, text_input_tags
 
 PAD_ID = 0
@@ -480,6 +481,7 @@ class TextEncoder(BaseEstimator):
         analyze, split = self.build_analyzer(), self.build_sentence_splitter()
 
         def tokenize_one(text: str) -> tuple[list[list[str]], tuple[str, ...]]:
+            text = join_surrogate_pairs(text)
             sentences = [tokens for s in split(text) if (tokens := analyze(s))]
             if not sentences:
                 return _BLANK_DOCUMENT, ()
