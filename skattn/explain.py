@@ -93,15 +93,26 @@ _CSS = (
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def _escape(text: str) -> str:
-    """Text as XHTML: markup escaped, what XML cannot hold shown as its Python escape.
+def _visible(text: str) -> str:
+    """``text`` with what XML (and a font) cannot hold shown as its Python escape.
 
     Examples
     --------
-    >>> _escape("<b>\x00a\udcff")
-    '&lt;b&gt;\\x00a\\udcff'
+    >>> _visible("\x00a\udcff")
+    '\\x00a\\udcff'
     """
-    return _NOT_XML.sub(lambda c: repr(c[0])[1:-1], html.escape(text))
+    return _NOT_XML.sub(lambda c: repr(c[0])[1:-1], text)
+
+
+def _escape(text: str) -> str:
+    """Text as XHTML: markup escaped, see :func:`_visible` for the rest.
+
+    Examples
+    --------
+    >>> _escape("<b>\x00")
+    '&lt;b&gt;\\x00'
+    """
+    return _visible(html.escape(text))
 
 
 #: Weights shown in the page's legend.
@@ -564,7 +575,7 @@ _FONT_SIZE = 8
 
 def _cell_widths(tokens: list[str]) -> list[float]:
     """Each token's cell width: from its own length, so no label runs into the next."""
-    return [_CELL_PADDING + _CHAR_WIDTH * max(len(token), 1) for token in tokens]
+    return [_CELL_PADDING + _CHAR_WIDTH * max(len(_visible(token)), 1) for token in tokens]
 
 
 def _wrapped(widths: list[float], width: float = _LINE_WIDTH) -> list[tuple[int, int]]:
@@ -755,11 +766,12 @@ def plot(record: dict, ax=None, faithfulness=None):
                 ax.text(
                     x + cell_width / 2,
                     y,
-                    text,
+                    _visible(text),
                     ha="center",
                     va="center",
                     fontsize=_FONT_SIZE,
                     color=ink,
+                    parse_math=False,  # a token is text: "$" is no mathtext
                 )
             x += cell_width
     ax.set_xlim(0, width)
@@ -769,10 +781,10 @@ def plot(record: dict, ax=None, faithfulness=None):
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
     ax.tick_params(left=False)
-    title = f"predicted: {shown_value(record['prediction'])}"
+    title = f"predicted: {_visible(shown_value(record['prediction']))}"
     if "method" in record:
         title += f" · method: {record['method']}"
-    ax.set_title(title, fontsize=_FONT_SIZE + 1)
+    ax.set_title(title, fontsize=_FONT_SIZE + 1, parse_math=False)
     _colour_bars(fig, ax, record)
     if faithfulness is not None:
         fig.text(

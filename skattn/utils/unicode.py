@@ -15,7 +15,9 @@ and the serving runtime:
   tokenizers apply it first, so that a token holds only lone surrogates,
   which JSON stores and reads back unchanged.
 - :func:`json_text` writes JSON that keeps non-ASCII text as it is and
-  escapes lone surrogates (``"\\udcff"``), so that the result is valid UTF-8.
+  escapes lone surrogates (``"\\udcff"``), so that the result is valid UTF-8,
+  and the line separators U+0085, U+2028 and U+2029, so that a JSON line is
+  one line for every reader.
 - :func:`first_lone_surrogate` finds what UTF-8 cannot hold, for writers
   that must refuse it (a CSV cell has no escape).
 """
@@ -36,6 +38,9 @@ __all__ = [
 ]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: What json.dumps(ensure_ascii=False) leaves raw but UTF-8 cannot encode (lone
+#: surrogates) or some line readers split at (NEL, LINE and PARAGRAPH SEPARATOR).
+_JSON_ESCAPED = re.compile("[\x85\u2028\u2029\ud800-\udfff]")
 _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
@@ -98,7 +103,10 @@ def _escaped(surrogate: re.Match) -> str:
 
 
 def json_text(value: Any, **options: Any) -> str:
-    """JSON of ``value`` that UTF-8 can encode: non-ASCII kept, lone surrogates escaped.
+    """JSON of ``value`` on one line of valid UTF-8: non-ASCII kept, lone surrogates escaped.
+
+    U+0085, U+2028 and U+2029 are escaped too (``str.splitlines`` and some
+    JSON Lines readers split at them).
 
     Parameters
     ----------
@@ -120,8 +128,8 @@ def json_text(value: Any, **options: Any) -> str:
     True
     """
     written = json.dumps(value, ensure_ascii=False, **options)
-    # Outside strings JSON is ASCII, so every surrogate here is inside a string.
-    return _SURROGATE.sub(_escaped, written)
+    # Outside strings JSON is ASCII, so every character matched is inside a string.
+    return _JSON_ESCAPED.sub(_escaped, written)
 
 
 def first_lone_surrogate(text: str) -> int | None:
