@@ -98,8 +98,8 @@ def _visible(text: str) -> str:
 
     Examples
     --------
-    >>> _visible("\x00a\udcff")
-    '\\x00a\\udcff'
+    >>> _visible("\\x00a\\udcff")
+    '\\\\x00a\\\\udcff'
     """
     return _NOT_XML.sub(lambda c: repr(c[0])[1:-1], text)
 
@@ -109,8 +109,8 @@ def _escape(text: str) -> str:
 
     Examples
     --------
-    >>> _escape("<b>\x00")
-    '&lt;b&gt;\\x00'
+    >>> _escape("<b>\\x00")
+    '&lt;b&gt;\\\\x00'
     """
     return _visible(html.escape(text))
 
