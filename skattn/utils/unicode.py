@@ -93,7 +93,8 @@ def join_surrogate_pairs(text: str) -> str:
     >>> join_surrogate_pairs("\\ud83c\\udfac film\\udcff") == "🎬 film\\udcff"
     True
     """
-    if _SURROGATE_PAIR.search(text) is None:
+    # isascii is O(1) on CPython's strings: most text skips the search.
+    if text.isascii() or _SURROGATE_PAIR.search(text) is None:
         return text
     return _SURROGATE_PAIR.sub(_joined, text)
 
