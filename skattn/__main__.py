@@ -43,6 +43,7 @@ from skattn.explain._faithfulness import faithfulness_report
 from skattn.persistence import load
 from skattn.text._encoder import TOKENIZERS
 from skattn.text._streaming import DEFAULT_CHUNK_SIZE, iter_chunks, iter_documents
+from skattn.text._unicode import first_lone_surrogate, json_text
 
 #: What the main job compares when --models is not given.
 DEFAULT_MODELS = [
@@ -291,13 +292,23 @@ def _row_writer(handle, jsonl: bool, columns: list[str]) -> Callable[[dict], Non
     """A function that writes one prediction row: a JSON line, or a CSV row.
 
     A CSV gets its header at once, so that an input without documents
-    still gives a file that names its columns.
+    still gives a file that names its columns. JSON escapes a lone
+    surrogate (``\\udcff``); a UTF-8 CSV file cannot hold one, so such a
+    row is refused, naming the document.
     """
     if jsonl:
-        return lambda row: handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        return lambda row: handle.write(json_text(row) + "\n")
     writer = csv.DictWriter(handle, fieldnames=columns)
     writer.writeheader()
-    return writer.writerow
+    written = 0
+
+    def write_csv(row: dict) -> None:
+        nonlocal written
+        _check_csv_row(row, written)
+        writer.writerow(row)
+        written += 1
+
+    return write_csv
 
 
 def _prediction_columns(model) -> list[str]:
@@ -307,6 +318,17 @@ def _prediction_columns(model) -> list[str]:
         values = ["prediction"] if n_outputs == 1 else [f"prediction_{i}" for i in range(n_outputs)]
         return ["text", *values]
     return ["text", "label", *(f"proba_{c}" for c in model.classes_)]
+
+
+def _check_csv_row(row: dict, position: int) -> None:
+    for column, value in row.items():
+        at = first_lone_surrogate(value) if isinstance(value, str) else None
+        if at is not None:
+            raise ValueError(
+                f"X[{position}]: its {column} holds a lone surrogate (U+{ord(value[at]):04X} at "
+                f"character {at}), which a UTF-8 CSV file cannot hold; write the predictions to "
+                "a .jsonl file, which escapes it."
+            )
 
 
 def _prediction_rows(model, documents: list[str]) -> list[dict]:

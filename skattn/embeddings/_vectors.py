@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import warnings
-import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -37,7 +36,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.extmath import randomized_svd
 
-from skattn.embeddings import _pretrained as pretrained
 from skattn.embeddings._pretrained import (
     NAMED_VECTORS,
     check_named_vectors,
@@ -45,7 +43,9 @@ from skattn.embeddings._pretrained import (
     named_vectors_installed,
     token_coverage,
 )
+from skattn.embeddings._vectors import _pretrained as pretrained
 from skattn.text._encoder import PAD_ID, RESERVED_TOKENS, EncodedCorpus
+from skattn.text._unicode import text_crc32
 
 #: Standard deviation of each component of an initial vector, comparable
 #: to what the networks train well from.
@@ -484,7 +484,7 @@ def stable_hash(text: str) -> int:
     >>> stable_hash("film") == stable_hash("film")
     True
     """
-    return zlib.crc32(text.encode("utf-8"))
+    return text_crc32(text)
 
 
 def corpus_sentences(

@@ -41,7 +41,11 @@ figures for self-attentive ones (the summed attention over the r hops on the
 tokens, and one heat row per hop, each cell under its token). The page is
 self-contained (no scripts, fonts or external files), escapes all document
 text, is well-formed XHTML, and lets the browser pick each document's
-direction (``dir="auto"``), so Arabic and Hebrew read right to left.
+direction (``dir="auto"``), so Arabic and Hebrew read right to left. The
+characters XML cannot hold (C0 controls other than tab and line breaks,
+lone surrogates, U+FFFE, U+FFFF) are shown as their Python escapes
+(``\\x00``, ``\\udcff``); each token is a box of its own, so a bidi control
+inside it does not reorder the tokens around it.
 
 Colour scale of attention: every weight is drawn on one fixed, absolute
 scale, the same for every document and page. Self-attentive weights: colour
@@ -61,6 +65,7 @@ prediction and purple where it speaks against it.
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +76,7 @@ _CSS = (
     ".doc{border:1px solid #ccc;border-radius:4px;padding:.5em;margin:.5em 0;overflow-x:auto}"
     ".label{color:#555;font-size:.9em}"
     "span.tok{padding:1px 2px;margin:1px;border-radius:2px;display:inline-block}"
+    ".doc b{unicode-bidi:isolate}"
     ".legend{font-size:.85em;color:#333;margin:.3em 0 1em}"
     ".legend span.sw{display:inline-block;width:2.2em;text-align:center;margin-right:2px;"
     "border:1px solid #ddd}"
@@ -84,6 +90,33 @@ _CSS = (
     ".faith{background:#f4f4f4;padding:.4em;border-left:3px solid #888}"
     ".side{color:#555;font-size:.85em;margin-right:.5em;flex:none}"
 )
+
+#: Characters XML 1.0 cannot hold, even as references (C0 controls but tab and
+#: line breaks, lone surrogates, U+FFFE and U+FFFF).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _visible(text: str) -> str:
+    """``text`` with what XML (and a font) cannot hold shown as its Python escape.
+
+    Examples
+    --------
+    >>> _visible("\\x00a\\udcff")
+    '\\\\x00a\\\\udcff'
+    """
+    return _NOT_XML.sub(lambda c: repr(c[0])[1:-1], text)
+
+
+def _escape(text: str) -> str:
+    """Text as XHTML: markup escaped, see :func:`_visible` for the rest.
+
+    Examples
+    --------
+    >>> _escape("<b>\\x00")
+    '&lt;b&gt;\\\\x00'
+    """
+    return _visible(html.escape(text))
+
 
 #: Weights shown in the page's legend.
 _LEGEND_WEIGHTS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0)
@@ -129,7 +162,7 @@ def _shaded(weight: float, colour, scale=intensity) -> str:
 
 
 def _token(text: str, weight: float, colour=(0, 0, 255), scale=intensity) -> str:
-    return f'<span class="tok" {_shaded(weight, colour, scale)}>{html.escape(text)}</span>'
+    return f'<span class="tok" {_shaded(weight, colour, scale)}>{_escape(text)}</span>'
 
 
 def shown_value(value: Any) -> str:
@@ -154,23 +187,23 @@ def shown_value(value: Any) -> str:
 def _header(record: dict) -> str:
     if "label_proba" in record:  # multi-label: every predicted label with its probability
         shown = ", ".join(
-            f"<b>{html.escape(str(label))}</b> ({p:.2f})"
+            f"<b>{_escape(str(label))}</b> ({p:.2f})"
             for label, p in zip(record["prediction"], record["label_proba"])
         )
         parts = [f"predicted: {shown or '<b>no label</b>'}"]
     else:
-        parts = [f"predicted: <b>{html.escape(shown_value(record['prediction']))}</b>"]
+        parts = [f"predicted: <b>{_escape(shown_value(record['prediction']))}</b>"]
     if "true_label" in record:
-        parts.append(f"true: <b>{html.escape(shown_value(record['true_label']))}</b>")
+        parts.append(f"true: <b>{_escape(shown_value(record['true_label']))}</b>")
     if "explained_label" in record:
-        explained = f"explained: <b>{html.escape(shown_value(record['explained_label']))}</b>"
+        explained = f"explained: <b>{_escape(shown_value(record['explained_label']))}</b>"
         if "explained_proba" in record:
             explained += f" (p = {record['explained_proba']:.3f})"
         parts.append(explained)
     elif "proba" in record and "label_proba" not in record:
         parts.append(f"p = {float(np.max(record['proba'])):.3f}")
     if "method" in record:
-        parts.append(f"method: {html.escape(str(record['method']))}")
+        parts.append(f"method: {_escape(str(record['method']))}")
     return f'<div class="label">{" · ".join(parts)}</div>'
 
 
@@ -280,7 +313,7 @@ def _scored_token(text: str, score: float, relative: float) -> str:
     ink = ";color:#fff" if shade > 0.6 else ""
     return (
         f'<span class="tok" data-score="{score:.6g}" title="{score:.4g}" '
-        f'style="background-color:{_rgba(*colour, shade)}{ink}">{html.escape(text)}</span>'
+        f'style="background-color:{_rgba(*colour, shade)}{ink}">{_escape(text)}</span>'
     )
 
 
@@ -332,14 +365,14 @@ def _scores_html(record: dict) -> str:
 
 def _cell(weight: float, colour=(255, 0, 0), text: str | None = None) -> str:
     kind = "cell" if text is None else "cell tok"
-    return f'<td class="{kind}" {_shaded(weight, colour)}>{html.escape(text or "")}</td>'
+    return f'<td class="{kind}" {_shaded(weight, colour)}>{_escape(text or "")}</td>'
 
 
 def _self_attentive_html(record: dict, label: str = "sum") -> str:
     # One table: the tokens (shaded by the summed attention) on the first
     # row, one row per hop below, so every cell sits under its token.
     tokens = (
-        f"<tr><th>{html.escape(label)}</th>"
+        f"<tr><th>{_escape(label)}</th>"
         + "".join(_cell(w, text=t) for t, w in zip(record["tokens"], summed_attention(record)))
         + "</tr>"
     )
@@ -456,7 +489,7 @@ def to_html(records: list[dict], title: str = "skattn explanations", faithfulnes
     """
     body = [_legend(records)] if records else []
     if faithfulness is not None:
-        body.insert(0, f'<p class="faith">{html.escape(faithfulness_summary(faithfulness))}</p>')
+        body.insert(0, f'<p class="faith">{_escape(faithfulness_summary(faithfulness))}</p>')
     for i, record in enumerate(records):
         if "sentence_attention" in record:
             inner = _hierarchical_html(record)
@@ -472,7 +505,7 @@ def to_html(records: list[dict], title: str = "skattn explanations", faithfulnes
         body.append(f'<div class="doc" id="doc{i}">{_header(record)}{inner}</div>')
     return (
         '<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
-        f'<meta charset="utf-8"/><title>{html.escape(title)}</title>'
+        f'<meta charset="utf-8"/><title>{_escape(title)}</title>'
         f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>"
     )
 
@@ -572,9 +605,32 @@ def to_frame(records: list[dict]):
     """
     import pandas as pd
 
-    return pd.DataFrame(
-        [row for document, record in enumerate(records) for row in _record_rows(document, record)]
-    )
+    rows = [
+        row for document, record in enumerate(records) for row in _record_rows(document, record)
+    ]
+    return _token_frame(pd, rows)
+
+
+def _token_frame(pd, rows: list[dict[str, Any]]):
+    """The DataFrame of ``rows``, tokens in a str column stored as Python strings.
+
+    pandas' default (Arrow) strings must be valid UTF-8, which a token
+    holding a lone surrogate is not; Python storage holds any str.
+    """
+    if not rows:
+        return pd.DataFrame(rows)
+    frame = pd.DataFrame([{k: v for k, v in row.items() if k != "token"} for row in rows])
+    tokens = pd.array([row["token"] for row in rows], dtype=_python_strings(pd))
+    frame.insert(list(rows[0]).index("token"), "token", tokens)
+    return frame
+
+
+def _python_strings(pd):
+    """The dtype pandas gives strings, with Python storage where it would use Arrow's."""
+    inferred = pd.Series(["token"]).dtype
+    if getattr(inferred, "storage", None) != "pyarrow":
+        return inferred
+    return pd.StringDtype("python", na_value=inferred.na_value)
 
 
 #: Figure layout, in inches: width of one character of a token at the
@@ -588,7 +644,7 @@ _FONT_SIZE = 8
 
 def _cell_widths(tokens: list[str]) -> list[float]:
     """Each token's cell width: from its own length, so no label runs into the next."""
-    return [_CELL_PADDING + _CHAR_WIDTH * max(len(token), 1) for token in tokens]
+    return [_CELL_PADDING + _CHAR_WIDTH * max(len(_visible(token)), 1) for token in tokens]
 
 
 def _wrapped(widths: list[float], width: float = _LINE_WIDTH) -> list[tuple[int, int]]:
@@ -758,11 +814,12 @@ def _draw_rows(ax, rows: list[_Row]) -> None:
                 ax.text(
                     x + cell_width / 2,
                     y,
-                    text,
+                    _visible(text),
                     ha="center",
                     va="center",
                     fontsize=_FONT_SIZE,
                     color=ink,
+                    parse_math=False,  # a token is text: "$" is no mathtext
                 )
             x += cell_width
 
@@ -776,10 +833,10 @@ def _frame_axes(ax, rows: list[_Row], width: float, record: dict) -> None:
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
     ax.tick_params(left=False)
-    title = f"predicted: {shown_value(record['prediction'])}"
+    title = f"predicted: {_visible(shown_value(record['prediction']))}"
     if "method" in record:
         title += f" · method: {record['method']}"
-    ax.set_title(title, fontsize=_FONT_SIZE + 1)
+    ax.set_title(title, fontsize=_FONT_SIZE + 1, parse_math=False)
 
 
 def plot(record: dict, ax=None, faithfulness=None):

@@ -28,6 +28,7 @@ from torch import nn
 
 from skattn.nn._self_attentive import pool_hops
 from skattn.text._subwords import MAX_NGRAMS, NGRAM_RANGE
+from skattn.text._unicode import json_text
 
 __all__ = ["export"]
 
@@ -283,7 +284,7 @@ def export(estimator, path: str | Path) -> Path:
     config["onnx_sha256"] = hashlib.sha256(onnx_bytes).hexdigest()
     path = Path(path)
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("config.json", json.dumps(config, ensure_ascii=False))
+        archive.writestr("config.json", json_text(config))
         archive.writestr("model.onnx", onnx_bytes)
     return path
 

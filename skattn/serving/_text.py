@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from skattn.text._truncation import truncate
+from skattn.text._unicode import join_surrogate_pairs, text_crc32
 
 PAD_ID, UNK_ID = 0, 1
 EMPTY_TOKEN = "<empty>"
@@ -105,6 +105,7 @@ class TextPipeline:
     def tokenize(self, text: str) -> list[list[str]]:
         """One document's kept sentences, each a list of tokens (the truncation rule)."""
         config = self.config
+        text = join_surrogate_pairs(text)
         sentences = [tokens for s in self._split(text) if (tokens := self._analyze(s))]
         if not sentences:
             return [[EMPTY_TOKEN]]
@@ -130,9 +131,7 @@ class TextPipeline:
             wrapped[i : i + n] for n in range(low, high + 1) for i in range(len(wrapped) - n + 1)
         ]
         buckets = self.config["subword_buckets"]
-        return [
-            1 + zlib.crc32(g.encode("utf-8")) % buckets for g in grams[: self.config["max_ngrams"]]
-        ]
+        return [1 + text_crc32(g) % buckets for g in grams[: self.config["max_ngrams"]]]
 
     # -- batches ----------------------------------------------------------------
     def flat_batch(self, documents: Sequence[str]) -> tuple[dict[str, np.ndarray], list]:

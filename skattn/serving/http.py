@@ -28,6 +28,7 @@ from skattn.serving._runtime import (
     OnnxTextRegressor,
     read_artifact,
 )
+from skattn.text._unicode import json_text
 
 __all__ = ["answer", "load_model", "make_server"]
 
@@ -99,7 +100,7 @@ def make_server(
 
     class Handler(BaseHTTPRequestHandler):
         def _send(self, status: int, payload: dict) -> None:
-            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            data = json_text(payload).encode("utf-8")
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))

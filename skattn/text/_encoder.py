@@ -58,6 +58,7 @@ from sklearn.utils.validation import check_is_fitted
 from skattn.text._streaming import DEFAULT_CHUNK_SIZE, in_stream, iter_chunks
 from skattn.text._subwords import subword_table
 from skattn.text._truncation import truncate
+from skattn.text._unicode import join_surrogate_pairs
 from skattn.utils._params import POSITIVE_INT, Options, validate_params
 from skattn.utils._validation import check_text_input, text_input_tags
 
@@ -480,6 +481,7 @@ class TextEncoder(BaseEstimator):
         analyze, split = self.build_analyzer(), self.build_sentence_splitter()
 
         def tokenize_one(text: str) -> tuple[list[list[str]], tuple[str, ...]]:
+            text = join_surrogate_pairs(text)
             sentences = [tokens for s in split(text) if (tokens := analyze(s))]
             if not sentences:
                 return _BLANK_DOCUMENT, ()
@@ -691,7 +693,7 @@ class TextEncoder(BaseEstimator):
         ----------
         X : iterable of str
             Documents, read once (a generator, a file's
-            :func:`~skattn.text.iter_documents`, a list...).
+            :func:`~skattn.text._encoder.iter_documents`, a list...).
         chunk_size : int, default=4096
             Documents tokenised at a time.
         memmap_dir : str or path-like, optional

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from skattn.text._unicode import text_bytes
+
 __all__ = ["DigestRecorder", "canonical_order", "text_digest", "text_digests"]
 
 #: Digests are recorded in arrays of this many documents while a stream lasts.
@@ -31,8 +33,7 @@ def text_digest(text: str) -> int:
     >>> text_digest("good film") == text_digest("good film") != text_digest("good film.")
     True
     """
-    data = text.encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+    return int.from_bytes(hashlib.blake2b(text_bytes(text), digest_size=8).digest(), "little")
 
 
 def text_digests(texts: Iterable[str]) -> np.ndarray:

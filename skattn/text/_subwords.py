@@ -3,7 +3,8 @@
 A word's vector can be completed by the mean of the vectors of its
 character n-grams (Bojanowski et al. 2017): the word is wrapped in ``<`` and
 ``>`` and cut into every n-gram with n from :data:`NGRAM_RANGE`, and each
-n-gram is hashed (CRC-32 of its UTF-8 bytes) into one of ``buckets``
+n-gram is hashed (CRC-32 of its UTF-8 bytes, a lone surrogate as its
+three-byte form: :func:`skattn.text._unicode.text_bytes`) into one of ``buckets``
 learned vectors. Words outside the vocabulary (misspellings, names, chat
 spellings) then still get a vector made of pieces seen in training.
 
@@ -16,10 +17,11 @@ the 4-grams, ...).
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 
 import numpy as np
+
+from skattn.text._unicode import text_crc32
 
 #: Lengths of the character n-grams (fastText's default minn=3, maxn=6 trimmed to 5).
 NGRAM_RANGE = (3, 5)
@@ -49,9 +51,7 @@ def ngram_ids(word: str, buckets: int) -> list[int]:
     >>> len(ids), all(1 <= i <= 1000 for i in ids), ids == ngram_ids("film", 1000)
     (9, True, True)
     """
-    return [
-        1 + zlib.crc32(gram.encode("utf-8")) % buckets for gram in char_ngrams(word)[:MAX_NGRAMS]
-    ]
+    return [1 + text_crc32(gram) % buckets for gram in char_ngrams(word)[:MAX_NGRAMS]]
 
 
 def subword_table(words: Sequence[str | None], buckets: int) -> np.ndarray:
