@@ -43,7 +43,7 @@ from skattn.embeddings._pretrained import (
     named_vectors_installed,
     token_coverage,
 )
-from skattn.embeddings._vectors import _pretrained as pretrained
+from skattn.embeddings import _pretrained as pretrained
 from skattn.text._encoder import PAD_ID, RESERVED_TOKENS, EncodedCorpus
 from skattn.text._unicode import text_crc32
 
