@@ -84,7 +84,7 @@ def _import_fasttext():
 
 
 def _train_in_a_fresh_process(train_path: str, model_path: str, options: dict) -> None:
-    """Run fastText's training in a new Python process (``skattn/_fasttext_worker.py``).
+    """Run fastText's training in a new Python process (``_fasttext_worker.py`` beside it).
 
     With one thread fastText 0.9 initialises a tenth of its input matrix
     and leaves the rest as the allocator hands it over: fresh (zeroed)

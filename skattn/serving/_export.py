@@ -297,7 +297,7 @@ def _export_network(module: nn.Module, architecture: str, text: dict) -> tuple[b
     that fails at batch 1 (out-of-range gather), the first one did not.
     """
     # Run by its path from skattn/: beside serving/http.py it would shadow the stdlib's http.
-    worker = Path(__file__).parent.parent / "_export_worker.py"
+    worker = Path(__file__).parent / "_export_worker.py"
     with tempfile.TemporaryDirectory(prefix="skattn-export-") as folder:
         torch.save(module, Path(folder) / "network.pt")
         request = {"architecture": architecture, "text": text}
