@@ -249,6 +249,12 @@ def _explainer(model):
     return getattr(model, "classifier_", model)
 
 
+def _frame_sentences(record) -> list[list[str]]:
+    """The token rows ``to_frame`` gives a record: a pair's second text after its first."""
+    second = [record["second"]["tokens"]] if "second" in record else []
+    return _record_sentences(record) + second
+
+
 def _record_sentences(record: dict) -> list[list[str]]:
     return record["sentences"] if "sentences" in record else [record["tokens"]]
 
@@ -272,7 +278,8 @@ def test_explanations_hold_the_tokens_the_encoder_produced(fitted, documents):
     page.encode("utf-8")  # valid UTF-8
     ET.fromstring(page.split("\n", 1)[1])  # and well-formed XHTML
     frame = explanations.to_frame()
-    expected = [t for record in explanations for s in _record_sentences(record) for t in s]
+    # A pair's rows: its first text's tokens, then its second's.
+    expected = [t for record in explanations for s in _frame_sentences(record) for t in s]
     assert frame["token"].tolist() == expected
 
 

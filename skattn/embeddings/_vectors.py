@@ -36,6 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.extmath import randomized_svd
 
+from skattn.embeddings import _pretrained as pretrained
 from skattn.embeddings._pretrained import (
     NAMED_VECTORS,
     check_named_vectors,
@@ -43,7 +44,6 @@ from skattn.embeddings._pretrained import (
     named_vectors_installed,
     token_coverage,
 )
-from skattn.embeddings import _pretrained as pretrained
 from skattn.text._encoder import PAD_ID, RESERVED_TOKENS, EncodedCorpus
 from skattn.text._unicode import text_crc32
 

@@ -12,6 +12,11 @@ import json
 import sys
 from pathlib import Path
 
+# Run by its path, Python puts this file's folder first on sys.path, where the
+# package's private modules would shadow the standard library's and others'
+# (a module named like them); skattn itself is found as the caller found it.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+
 
 def main(argv: list[str]) -> None:
     """Export (the argument as in the module docstring)."""
