@@ -10,7 +10,6 @@ import argparse
 import csv
 import importlib
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +18,7 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from skattn import __version__
+from skattn.archives import atomic_write, refuse_same_file
 from skattn.attribution import DEFAULT_METHOD, METHODS
 from skattn.compare import (
     FAITHFULNESS_METHODS,
@@ -37,6 +37,7 @@ from skattn.compare import (
     save_attention_page,
 )
 from skattn.compare.io import PAIR_CORPORA
+from skattn.decisions import DecisionRule
 from skattn.faithfulness import faithfulness_report
 from skattn.fasttext_baseline import fasttext_available
 from skattn.pair_models import SelfAttentivePairModel
@@ -216,6 +217,7 @@ def _export(args) -> int:
 
     if not args.model.is_file():
         raise FileNotFoundError(f"model file {args.model}: no such file")
+    refuse_same_file(args.output, model=args.model)
     params = {"tokenizer": args.tokenizer} if args.tokenizer else {}
     path = export(load(args.model, **params), args.output)
     print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MiB)")
@@ -266,23 +268,19 @@ def _predict(args) -> int:
         raise ValueError("no documents: give an input file, --file or --text")
     if source is not None and not source.is_file():
         raise FileNotFoundError(f"{source}: no such file")
+    refuse_same_file(args.output, model=args.model, input=source)
     documents = args.text or iter_documents(source, text_column=args.text_column)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     jsonl = args.output.suffix.lower() in (".jsonl", ".ndjson")
+    rule = model.decision_rule_
+    count = 0
     # Written beside the output and moved over it at the end: a stream that
     # fails half-way leaves an existing output file as it was.
-    partial = args.output.with_name(args.output.name + ".partial")
-    count = 0
-    try:
-        with open(partial, "w", newline="", encoding="utf-8") as handle:
-            write = _row_writer(handle, jsonl)
-            for chunk in iter_chunks(documents, args.chunk_size):
-                for row in _prediction_rows(model, chunk):
-                    write(row)
-                count += len(chunk)
-        os.replace(partial, args.output)
-    finally:
-        partial.unlink(missing_ok=True)
+    with atomic_write(args.output, newline="") as handle:
+        write = _row_writer(handle, jsonl)
+        for chunk in iter_chunks(documents, args.chunk_size):
+            for row in _prediction_rows(model, rule, chunk):
+                write(row)
+            count += len(chunk)
     print(f"wrote predictions of {count} document(s) to {args.output}")
     return 0
 
@@ -303,9 +301,13 @@ def _row_writer(handle, jsonl: bool) -> Callable[[dict], None]:
     return write_csv
 
 
-def _prediction_rows(model, documents: list[str]) -> list[dict]:
-    """One row per document: its text, its label(s) or value(s), its class probabilities."""
-    if not hasattr(model, "predict_proba"):  # a regressor: its predicted numbers
+def _prediction_rows(model, rule: DecisionRule, documents: list[str]) -> list[dict]:
+    """One row per document: its text, its label(s) or value(s), its class probabilities.
+
+    The labels are the model's decision rule applied to its probabilities:
+    what ``predict`` returns, without a second pass over the documents.
+    """
+    if rule.kind == "regression":
         predictions = np.asarray(model.predict(documents)).reshape(len(documents), -1)
         names = (
             ["prediction"]
@@ -317,12 +319,10 @@ def _prediction_rows(model, documents: list[str]) -> list[dict]:
             for text, row in zip(documents, predictions)
         ]
     probabilities = model.predict_proba(documents)
-    labels = model._decide(probabilities)  # what predict returns, without a second pass
-    if model._multilabel:  # each row: its labels, as a JSON list
-        labels = [json.dumps(model.classes_[row.astype(bool)].tolist()) for row in labels]
-    else:
-        labels = labels.tolist()
-    columns = [f"proba_{c}" for c in model.classes_]
+    labels = rule.labels(rule.decide(probabilities))
+    if rule.kind == "multilabel":  # each row: its labels, as a JSON list
+        labels = [json.dumps(row) for row in labels]
+    columns = [f"proba_{c}" for c in rule.classes]
     return [
         {"text": text, "label": label, **{c: round(float(p), 6) for c, p in zip(columns, proba)}}
         for text, label, proba in zip(documents, labels, probabilities)
@@ -330,6 +330,7 @@ def _prediction_rows(model, documents: list[str]) -> list[dict]:
 
 
 def _explain(args) -> int:
+    refuse_same_file(args.output, model=args.model, file=args.file)
     model, documents = _load_model(args), _documents(args)
     explanations = model.explain(documents, method=args.method, faithfulness=args.faithfulness)
     path = explanations.save_html(args.output)
@@ -495,16 +496,17 @@ def _report(args, results, table: str, reports: dict, measure: str, **metadata) 
     print(table)
     if not args.output:
         return 0
-    (args.output / "results.md").write_text(table + "\n")
-    (args.output / "results.json").write_text(
-        format_json(
-            results,
-            dataset=args.dataset,
-            seed=args.seed,
-            **metadata,
-            faithfulness={name: report.rows for name, report in reports.items()},
-        )
+    with atomic_write(args.output / "results.md") as handle:
+        handle.write(table + "\n")
+    document = format_json(
+        results,
+        dataset=args.dataset,
+        seed=args.seed,
+        **metadata,
+        faithfulness={name: report.rows for name, report in reports.items()},
     )
+    with atomic_write(args.output / "results.json") as handle:
+        handle.write(document)
     title = f"{args.dataset}, {metadata['split']}"
     try:
         plot_results(results, args.output / "results.png", title, measure=measure)

@@ -64,6 +64,8 @@ from typing import Any
 
 import numpy as np
 
+from skattn.archives import atomic_write
+
 _CSS = (
     "body{font-family:sans-serif;margin:1em}"
     ".doc{border:1px solid #ccc;border-radius:4px;padding:.5em;margin:.5em 0;overflow-x:auto}"
@@ -782,9 +784,11 @@ class Explanations(list):
         return to_html(self, title, self.faithfulness)
 
     def save_html(self, path) -> Path:
-        """Write the HTML page to ``path`` (UTF-8) and return the path."""
+        """Write the HTML page to ``path`` (UTF-8, atomically) and return the path."""
         path = Path(path)
-        path.write_text(self.to_html(), encoding="utf-8")
+        page = self.to_html()
+        with atomic_write(path) as handle:
+            handle.write(page)
         return path
 
     def plot(self, index: int = 0, ax=None):

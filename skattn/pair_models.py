@@ -23,7 +23,7 @@ from skattn.base import COMMON_CONSTRAINTS, AttentionClassifierBase, AttentionRe
 from skattn.explain import Explanations, summed_attention
 from skattn.models import Departure, SelfAttentiveModel, _Estimator
 from skattn.modules.pair import SelfAttentivePairNet
-from skattn.pair_data import PairCorpus, PairDataset, check_pair_input
+from skattn.pair_data import PairCorpus, PairDataset, check_pair_input, pair_column_names
 from skattn.regressors import REGRESSOR_CONSTRAINTS
 from skattn.text import DEFAULT_TOKEN_PATTERN, EncodedCorpus, TextEncoder
 from skattn.utils.ordering import text_digests
@@ -174,7 +174,16 @@ class SelfAttentivePairModel(TransformerMixin):
 
     # -- pairs as input -------------------------------------------------------
     def _check_input(self, X: Any) -> list[tuple[str, str]]:
-        return check_pair_input(X)
+        # A DataFrame is read by the column names seen at fit, when fit saw some.
+        names = getattr(self, "feature_names_in_", None)
+        return check_pair_input(X, feature_names=None if names is None else list(names))
+
+    def _check_fit_input(self, X: Any) -> tuple[list[tuple[str, str]], list[str] | None]:
+        return check_pair_input(X), pair_column_names(X)
+
+    def _stream_input(self, X: Any) -> list[tuple[str, str]]:
+        # Pairs are read whole (a DataFrame by its rows, not its column names).
+        return self._check_input(X)
 
     def _fit_encode(self, encoder: TextEncoder, X: list, memmap_dir=None) -> PairCorpus:
         return PairCorpus.fit_encode(encoder, X)
@@ -248,8 +257,8 @@ class SelfAttentivePairModel(TransformerMixin):
             raise ValueError(
                 f"method={method!r}: pairs are explained by their attention (method='attention')."
             )
-        pairs = check_pair_input(X)
         check_is_fitted(self, "net_")
+        pairs = self._check_input(X)
         if y is not None:
             y = as_label_array(y)
             check_same_length(len(pairs), y)

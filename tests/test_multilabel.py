@@ -251,7 +251,9 @@ def test_serving_artefact_gives_the_same_labels(tagged, tmp_path):
     model = small_self_attentive(max_epochs=3).fit(X, Y)
     served = OnnxTextClassifier(export(model, tmp_path / "m.onnx.zip"))
     np.testing.assert_allclose(served.predict_proba(X), model.predict_proba(X), atol=1e-5)
+    assert model.predict(X).any()  # labels to agree on, not an empty answer
     np.testing.assert_array_equal(served.predict(X), model.predict(X))
+    assert served.decision_rule_ == model.decision_rule_
 
 
 # -- learning on GoEmotions --------------------------------------------------

@@ -105,7 +105,7 @@ def test_predict_command_streams_a_file_to_json_lines(fitted, toy, tmp_path):
     np.testing.assert_allclose(
         [row[f"proba_{model.classes_[1]}"] for row in rows], proba[:, 1], atol=1e-6
     )
-    assert not (tmp_path / "out.jsonl.partial").exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl", "m.skattn", "out.jsonl"]
 
 
 def test_a_stream_that_fails_leaves_an_earlier_output_as_it_was(fitted, toy, tmp_path):
@@ -119,7 +119,7 @@ def test_a_stream_that_fails_leaves_an_earlier_output_as_it_was(fitted, toy, tmp
     argv = ["predict", str(tmp_path / "m.skattn"), str(source), "--output", str(output)]
     assert main([*argv, "--chunk-size", "5"]) == 1
     assert output.read_text(encoding="utf-8") == "what the user had\n"
-    assert not (tmp_path / "out.csv.partial").exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl", "m.skattn", "out.csv"]
 
 
 @pytest.mark.parametrize(

@@ -891,7 +891,7 @@ def _process_prefix(accelerator) -> str:
     return f"rank{accelerator.process_index}_"
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def fused_optimizer_works(optimizer: type, device: str | None) -> bool:
     """Whether ``optimizer(..., fused=True)`` takes a step on ``device`` with this PyTorch.
 
