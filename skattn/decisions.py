@@ -453,6 +453,8 @@ def _check_multilabel(rule: DecisionRule) -> None:
         raise InvalidDecisionRule(
             "decision rule (multilabel): the labels are the column indices 0 … n_labels − 1."
         )
+    if rule.output_dtype is None:
+        raise InvalidDecisionRule("decision rule (multilabel): output_dtype is missing.")
     try:
         output = np.dtype(rule.output_dtype)
     except TypeError:

@@ -248,3 +248,22 @@ def test_blank_texts_are_counted_among_texts(sick_sample):
     with pytest.warns(UserWarning, match=r"200 of 800 training documents \(25\.0%\)"):
         model = small(max_epochs=1).fit(blanked, y)
     assert model.n_blank_ == 200
+
+
+def test_a_frame_is_read_by_the_column_names_seen_at_fit(sick_sample, tmp_path):
+    pd = pytest.importorskip("pandas")
+    X, y = sick_sample
+    frame = pd.DataFrame(X, columns=["premise", "hypothesis"])
+    model = small(max_epochs=1).fit(frame, y)
+    assert model.feature_names_in_.tolist() == ["premise", "hypothesis"]
+    expected = model.predict_proba(X[:30])  # a list of pairs: read in order
+    reordered = frame[["hypothesis", "premise"]].iloc[:30]
+    np.testing.assert_array_equal(model.predict_proba(reordered), expected)
+    np.testing.assert_array_equal(list(model.predict_iter(reordered)), [model.predict(X[:30])])
+    with pytest.raises(ValueError, match=r"unexpected: \['first'\]"):
+        model.predict(frame.rename(columns={"premise": "first"}).iloc[:3])
+    restored = skattn.load(skattn.save(model, tmp_path / "pair.skattn"))
+    assert restored.feature_names_in_.tolist() == ["premise", "hypothesis"]
+    np.testing.assert_array_equal(restored.predict_proba(reordered), expected)
+    # Fitted on a list, a model has no column names and reads a frame's two columns in order.
+    assert not hasattr(small(max_epochs=1).fit(X, y), "feature_names_in_")

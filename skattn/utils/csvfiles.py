@@ -5,8 +5,10 @@ Python's :mod:`csv` refuses a field over 131,072 characters (its
 row. :func:`csv_rows` reads fields of any length: while any of its readers
 is open, the module's limit is raised to the largest the platform allows,
 and put back as it was when the last one finishes (a count under a lock,
-so that threads reading at once do not undo each other's). Any other CSV
-error is raised as a ``ValueError`` naming the file and the line.
+so that threads reading at once do not undo each other's). Quoting is read
+strictly: without the limit, an unterminated quote would otherwise make the
+rest of the file one silent field. Any CSV error is raised as a
+``ValueError`` naming the file and the line.
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ def csv_rows(
         Rows as dicts keyed by the header row (:class:`csv.DictReader`),
         else lists (:func:`csv.reader`).
     **options
-        Passed to the reader (``delimiter``...).
+        Passed to the reader (``delimiter``...); ``strict`` is True unless
+        given.
 
     Yields
     ------
@@ -86,6 +89,7 @@ def csv_rows(
     >>> [(len(row["text"]), row["label"]) for row in rows]
     [(200000, 'pos')]
     """
+    options.setdefault("strict", True)
     with _fields_of_any_length():
         reader = csv.DictReader(lines, **options) if as_dicts else csv.reader(lines, **options)
         try:
