@@ -556,8 +556,7 @@ def load(path, *, max_bytes: int = DEFAULT_MAX_BYTES, **params):
     ----------
     path : str or path-like
     max_bytes : int, default=2**30
-        The most bytes the file's members may declare in all (checked
-        before anything is decompressed).
+        The most bytes the members may declare in all, checked before decompressing.
     **params
         Parameters that could not be stored (``tokenizer``, a callable
         ``sentence_split``, ``callbacks``...), or others that decide how
@@ -580,9 +579,8 @@ def load(path, *, max_bytes: int = DEFAULT_MAX_BYTES, **params):
         A keyword is not a parameter of the saved estimator (the message
         lists the accepted ones), or would replace fitted state.
     ModelFileError
-        The file is truncated, corrupted, altered, too large, of another
-        format or version, or describes an invalid model (a ``ValueError``
-        naming the file and the member).
+        The file is truncated, altered, too large, of another format or
+        version, or invalid (a ``ValueError`` naming the file and member).
     ValueError
         It needs a parameter that was not passed (the message says which).
 

@@ -45,6 +45,9 @@ def test_layer_contracts_hold():
         ("modules/encoders.py", "from skattn.text import PAD_ID", "pure-torch"),
         ("text.py", "from skattn import persistence", "layers"),
         ("net.py", "from skattn.classifiers import SelfAttentiveClassifier", "layers"),
+        # The decision rule and the archive checks are the serving runtime's: numpy only.
+        ("decisions.py", "import torch", "serving-runtime"),
+        ("archives.py", "import sklearn", "serving-runtime"),
     ],
 )
 def test_a_forbidden_import_breaks_a_contract(module, line, contract, tmp_path):

@@ -254,6 +254,21 @@ def export(estimator, path: str | Path) -> Path:
     >>> served.predict(["a good film"]).tolist()  # doctest: +SKIP
     ['pos']
     """
+    model, config = _artifact_config(estimator)
+    config = check_config(config, path)  # what the runtime checks, before the slow export
+    onnx_bytes, outputs = _export_network(
+        model.net_.module_, config["architecture"], config["text"]
+    )
+    if outputs != config["outputs"]:
+        raise RuntimeError(
+            f"the exported network's outputs are {outputs}, not {config['outputs']}."
+        )
+    members = {CONFIG: json.dumps(config, ensure_ascii=False).encode("utf-8"), NETWORK: onnx_bytes}
+    return write_archive(path, members)
+
+
+def _artifact_config(estimator) -> tuple[Any, dict[str, Any]]:
+    """The estimator whose network is exported, and the artefact's configuration."""
     model, embedder_output = _unwrap(estimator)
     if not hasattr(model, "net_"):
         raise ValueError(f"the {type(model).__name__} is not fitted; call fit first.")
@@ -270,18 +285,11 @@ def export(estimator, path: str | Path) -> Path:
         "architecture": architecture,
         "text": _text_config(model),
         **_task_config(model),
+        "outputs": OUTPUTS[architecture],
     }
     if embedder_output is not None:
         config["embedder_output"] = embedder_output
-    config["outputs"] = OUTPUTS[architecture]
-    config = check_config(config, path)  # what the runtime checks, before the slow export
-    onnx_bytes, outputs = _export_network(model.net_.module_, architecture, config["text"])
-    if outputs != config["outputs"]:
-        raise RuntimeError(
-            f"the exported network's outputs are {outputs}, not {config['outputs']}."
-        )
-    members = {CONFIG: json.dumps(config, ensure_ascii=False).encode("utf-8"), NETWORK: onnx_bytes}
-    return write_archive(path, members)
+    return model, config
 
 
 def _export_network(module: nn.Module, architecture: str, text: dict) -> tuple[bytes, list[str]]:
