@@ -307,7 +307,8 @@ class FastTextClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_documents,)
         """
-        return DecisionRule.argmax(self.classes_).decide(self.predict_proba(X))
+        proba = self.predict_proba(X)  # checks that the model is fitted
+        return DecisionRule.argmax(self.classes_).decide(proba)
 
     def score(self, X: Sequence[str], y, sample_weight=None) -> float:
         """Accuracy of ``predict`` on documents ``X`` with true labels ``y``.

@@ -248,8 +248,9 @@ class TunedThresholdMultiLabelClassifier(MetaEstimatorMixin, ClassifierMixin, Ba
 
     def predict(self, X) -> np.ndarray:
         """The indicator matrix: label j where its probability reaches ``thresholds_[j]``."""
+        proba = self.predict_proba(X)  # checks that the model is fitted
         rule = DecisionRule.multilabel(len(self.thresholds_), self.thresholds_, self._target_dtype)
-        return rule.decide(self.predict_proba(X))
+        return rule.decide(proba)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
