@@ -28,7 +28,7 @@ _RESERVED = ("<pad>", "<unk>", "<empty>")
 _WHITE_SPACES = re.compile(r"\s\s+")
 _CHARACTER = re.compile(r"\S")
 #: Tokens whose n-gram ids a pipeline keeps at most (the least recently used go first).
-NGRAM_CACHE_SIZE = 2**16
+NGRAM_CACHE_SIZE = 2**14
 _SENTENCE_END = re.compile(r"(?<=[.!?\u061f\u06d4])\s+|(?<=[。！？｡।॥።։။])\s*|\n+")
 
 
