@@ -333,6 +333,9 @@ class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBas
     ----------
     %(classifier_attributes)s
     %(fitted_attributes)s
+    feature_names_in_ : ndarray of str
+        The two column names of a DataFrame ``X`` at fit (only then):
+        a DataFrame is read by these names afterwards, in this order.
 
     Examples
     --------
@@ -494,6 +497,9 @@ class SelfAttentivePairRegressor(SelfAttentivePairModel, AttentionRegressorBase)
     ----------
     %(regressor_attributes)s
     %(fitted_attributes)s
+    feature_names_in_ : ndarray of str
+        The two column names of a DataFrame ``X`` at fit (only then):
+        a DataFrame is read by these names afterwards, in this order.
 
     Examples
     --------
