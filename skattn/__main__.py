@@ -10,7 +10,6 @@ import argparse
 import csv
 import importlib
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -37,6 +36,7 @@ from skattn.compare import (
     save_attention_page,
 )
 from skattn.compare._io import PAIR_CORPORA
+from skattn.decisions import DecisionRule
 from skattn.estimators._pairs import SelfAttentivePairModel
 from skattn.explain._attribution import DEFAULT_METHOD, METHODS
 from skattn.explain._faithfulness import faithfulness_report
@@ -44,6 +44,7 @@ from skattn.persistence import load
 from skattn.text._encoder import TOKENIZERS
 from skattn.text._streaming import DEFAULT_CHUNK_SIZE, iter_chunks, iter_documents
 from skattn.text._unicode import first_lone_surrogate, json_text
+from skattn.utils._archives import atomic_write, refuse_same_file
 
 #: What the main job compares when --models is not given.
 DEFAULT_MODELS = [
@@ -217,6 +218,7 @@ def _export(args) -> int:
 
     if not args.model.is_file():
         raise FileNotFoundError(f"model file {args.model}: no such file")
+    refuse_same_file(args.output, model=args.model)
     params = {"tokenizer": args.tokenizer} if args.tokenizer else {}
     path = export(load(args.model, **params), args.output)
     print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MiB)")
@@ -267,23 +269,19 @@ def _predict(args) -> int:
         raise ValueError("no documents: give an input file, --file or --text")
     if source is not None and not source.is_file():
         raise FileNotFoundError(f"{source}: no such file")
+    refuse_same_file(args.output, model=args.model, input=source)
     documents = args.text or iter_documents(source, text_column=args.text_column)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     jsonl = args.output.suffix.lower() in (".jsonl", ".ndjson")
+    rule = model.decision_rule_
+    count = 0
     # Written beside the output and moved over it at the end: a stream that
     # fails half-way leaves an existing output file as it was.
-    partial = args.output.with_name(args.output.name + ".partial")
-    count = 0
-    try:
-        with open(partial, "w", newline="", encoding="utf-8") as handle:
-            write = _row_writer(handle, jsonl, _prediction_columns(model))
-            for chunk in iter_chunks(documents, args.chunk_size):
-                for row in _prediction_rows(model, chunk):
-                    write(row)
-                count += len(chunk)
-        os.replace(partial, args.output)
-    finally:
-        partial.unlink(missing_ok=True)
+    with atomic_write(args.output, newline="") as handle:
+        write = _row_writer(handle, jsonl, _prediction_columns(model))
+        for chunk in iter_chunks(documents, args.chunk_size):
+            for row in _prediction_rows(model, rule, chunk):
+                write(row)
+            count += len(chunk)
     print(f"wrote predictions of {count} document(s) to {args.output}")
     return 0
 
@@ -331,9 +329,13 @@ def _check_csv_row(row: dict, position: int) -> None:
             )
 
 
-def _prediction_rows(model, documents: list[str]) -> list[dict]:
-    """One row per document: its text, its label(s) or value(s), its class probabilities."""
-    if not hasattr(model, "predict_proba"):  # a regressor: its predicted numbers
+def _prediction_rows(model, rule: DecisionRule, documents: list[str]) -> list[dict]:
+    """One row per document: its text, its label(s) or value(s), its class probabilities.
+
+    The labels are the model's decision rule applied to its probabilities:
+    what ``predict`` returns, without a second pass over the documents.
+    """
+    if rule.kind == "regression":
         predictions = np.asarray(model.predict(documents)).reshape(len(documents), -1)
         names = _prediction_columns(model)[1:]
         return [
@@ -341,11 +343,9 @@ def _prediction_rows(model, documents: list[str]) -> list[dict]:
             for text, row in zip(documents, predictions)
         ]
     probabilities = model.predict_proba(documents)
-    labels = model._decide(probabilities)  # what predict returns, without a second pass
-    if model._multilabel:  # each row: its labels, as a JSON list
-        labels = [json.dumps(model.classes_[row.astype(bool)].tolist()) for row in labels]
-    else:
-        labels = labels.tolist()
+    labels = rule.labels(rule.decide(probabilities))
+    if rule.kind == "multilabel":  # each row: its labels, as a JSON list
+        labels = [json.dumps(row) for row in labels]
     columns = _prediction_columns(model)[2:]
     return [
         {"text": text, "label": label, **{c: round(float(p), 6) for c, p in zip(columns, proba)}}
@@ -354,6 +354,7 @@ def _prediction_rows(model, documents: list[str]) -> list[dict]:
 
 
 def _explain(args) -> int:
+    refuse_same_file(args.output, model=args.model, file=args.file)
     model, documents = _load_model(args), _documents(args)
     explanations = model.explain(documents, method=args.method, faithfulness=args.faithfulness)
     path = explanations.save_html(args.output)
@@ -519,16 +520,17 @@ def _report(args, results, table: str, reports: dict, measure: str, **metadata) 
     print(table)
     if not args.output:
         return 0
-    (args.output / "results.md").write_text(table + "\n")
-    (args.output / "results.json").write_text(
-        format_json(
-            results,
-            dataset=args.dataset,
-            seed=args.seed,
-            **metadata,
-            faithfulness={name: report.rows for name, report in reports.items()},
-        )
+    with atomic_write(args.output / "results.md") as handle:
+        handle.write(table + "\n")
+    document = format_json(
+        results,
+        dataset=args.dataset,
+        seed=args.seed,
+        **metadata,
+        faithfulness={name: report.rows for name, report in reports.items()},
     )
+    with atomic_write(args.output / "results.json") as handle:
+        handle.write(document)
     title = f"{args.dataset}, {metadata['split']}"
     try:
         plot_results(results, args.output / "results.png", title, measure=measure)

@@ -1,13 +1,29 @@
 """Safe save/load of fitted estimators: no pickle, no code executed on load.
 
-A model file (format version 2) is a zip archive with two members:
+A model file (format version 3) is a zip archive with three members:
 
 - ``metadata.json``: the format and version, the estimator's class (one of
   a fixed list) and parameters, and its fitted state as plain data (label
   classes or a regressor's target scaling, vocabulary, history, other
   fitted attributes);
 - ``weights.safetensors``: the network's tensors in the safetensors format
-  (no pickle, no device tags: a model trained on a GPU loads on a CPU).
+  (no pickle, no device tags: a model trained on a GPU loads on a CPU);
+- ``manifest.json``: the SHA-256 and size of the two others
+  (:mod:`skattn.utils._archives`).
+
+:func:`load` checks the manifest before reading anything else (every
+member's declared size against the manifest and a cap, before
+decompressing; every member's digest after), then validates what the
+metadata describes: the vocabulary (distinct tokens, one count each), the
+classes (sorted and distinct, as ``fit`` leaves them) and thresholds
+(through the estimator's ``decision_rule_``), the parameters (the
+estimator's constraints) and the weights (their shapes against the
+network the parameters build). An edited or damaged file therefore fails
+the digest or validation with a :class:`ModelFileError` naming the file
+and the member, never a raw ``KeyError``, ``zlib.error`` or a silently
+different model. Files of versions 1 and 2 (no manifest) still load: they
+are checked for their members, sizes and CRCs, and validated the same way,
+but have no digests.
 
 Parameters are stored as JSON. Three kinds of values are not data:
 
@@ -30,9 +46,12 @@ Parameters are stored as JSON. Three kinds of values are not data:
 
 Files are written to a new temporary name in the target folder and renamed,
 so an interrupted save never leaves a half-written model in place of a good
-one. Version-1 files (weights written by ``torch.save``) still load; their
-weights are read with ``torch.load(weights_only=True)``, which refuses any
-pickled code.
+one. :func:`load` refuses keywords that would replace what was fitted (a
+text setting, a network size, ``threshold``): it takes those that only
+decide how the model runs or trains again (``device``, ``threads``,
+``callbacks``...) and the code a file cannot hold. Version-1 files
+(weights written by ``torch.save``) still load; their weights are read with
+``torch.load(weights_only=True)``, which refuses any pickled code.
 
 This module sits on top of the estimators: it imports them, they never
 import it.
@@ -45,9 +64,7 @@ import io
 import json
 import os
 import pickle
-import uuid
 import warnings
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -58,16 +75,31 @@ from safetensors.torch import load as load_safetensors
 from safetensors.torch import save as save_safetensors
 
 from skattn._version import __version__
+from skattn.decisions import InvalidDecisionRule
 from skattn.estimators._base import FittedState, WeightsMismatchError
 from skattn.estimators._classifiers import HierarchicalAttentionClassifier, SelfAttentiveClassifier
 from skattn.estimators._embedder import SelfAttentiveEmbedder
 from skattn.estimators._pairs import SelfAttentivePairClassifier, SelfAttentivePairRegressor
 from skattn.estimators._regressors import HierarchicalAttentionRegressor, SelfAttentiveRegressor
-from skattn.utils._params import InvalidParameterError
+from skattn.utils._archives import (
+    DEFAULT_MAX_BYTES,
+    MANIFEST,
+    ArchiveError,
+    member_names,
+    read_archive,
+    read_legacy_archive,
+    write_archive,
+)
+from skattn.utils._params import InvalidParameterError, validate_params
 from skattn.utils._runtime import resolve_device
 
+__all__ = ["LOAD_MAY_SET", "ModelFileError", "load", "save"]
+
 FORMAT = "skattn-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+METADATA, WEIGHTS, WEIGHTS_V1 = "metadata.json", "weights.safetensors", "weights.pt"
+#: The weights member of each version.
+WEIGHTS_OF = {1: WEIGHTS_V1, 2: WEIGHTS, 3: WEIGHTS}
 #: The classes a model file may name.
 ESTIMATORS = {
     cls.__name__: cls
@@ -87,10 +119,67 @@ NEEDED_TO_READ_TEXT = ("tokenizer", "sentence_split")
 TRAINING_ONLY_OBJECTS = ("callbacks", "embeddings", "random_state")
 #: Parameters that hold the training processes' runtime: stored as None.
 RUNTIME_OBJECTS = ("accelerator",)
+#: What :func:`load` may set: how the model runs (device, threads, batches), what
+#: only training again reads, and code passed again. Every other parameter shaped
+#: the fitted state (vocabulary, network, thresholds) and is refused.
+LOAD_MAY_SET = frozenset(
+    {
+        "device",
+        "threads",
+        "verbose",
+        "batch_size",
+        "batch_tokens",
+        "chunk_size",
+        "output",
+        "accelerator",
+        "callbacks",
+        "embeddings",
+        "freeze_embeddings",
+        "random_state",
+        "warm_start",
+        "max_epochs",
+        "lr",
+        "optimizer",
+        "momentum",
+        "weight_decay",
+        "clip_grad_norm",
+        "clip_grad_value",
+        "lr_schedule",
+        "warmup_epochs",
+        "early_stopping",
+        "validation_fraction",
+        "n_iter_no_change",
+        "checkpoint_dir",
+        "memmap_dir",
+        "net_params",
+        "class_weight",
+        "penalty",
+        "dropout",
+    }
+)
 _PASS_AGAIN = "$pass_again"
 _TUPLE = "$tuple"
 _TORCH_OPTIM = "$torch_optim"
 _ESTIMATOR = "$estimator"
+
+
+class ModelFileError(ArchiveError):
+    """A model file that cannot be loaded: unreadable, truncated, altered, invalid or too large.
+
+    A ``ValueError``; ``path`` and ``member`` name the file and the member
+    at fault (see :class:`skattn.utils._archives.ArchiveError`).
+
+    Examples
+    --------
+    >>> str(ModelFileError("m.skattn", "metadata.json", "classes are not sorted"))
+    'm.skattn is not a valid skattn model file: metadata.json: classes are not sorted.'
+    """
+
+    def __init__(self, path, member: str | None = None, reason: str | None = None):
+        super().__init__(path, member, reason)
+        if reason is not None:
+            where = f"{member}: " if member else ""
+            self.args = (f"{self.path} is not a valid skattn model file: {where}{reason}.",)
 
 
 def _is_json_value(value: Any) -> bool:
@@ -223,19 +312,9 @@ def save(estimator, path) -> Path:
         "state": _state_to_json(state),
     }
     weights = save_safetensors({k: v.contiguous() for k, v in state.weights.items()})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # open(..., "xb") creates the file with the process's usual permissions.
-    temporary = path.parent / f".{path.name}.{uuid.uuid4().hex}.part"
-    try:
-        with open(temporary, "xb") as handle:
-            with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-                archive.writestr("metadata.json", json.dumps(metadata, default=_json_default))
-                archive.writestr("weights.safetensors", weights)
-        os.replace(temporary, path)
-    finally:
-        if temporary.exists():
-            temporary.unlink()
-    return path
+    document = json.dumps(metadata, default=_json_default).encode("utf-8")
+    # A temporary file in the same folder, renamed once complete (skattn.utils._archives).
+    return write_archive(path, {METADATA: document, WEIGHTS: weights})
 
 
 #: The value of a parameter that a model file written before it existed
@@ -243,8 +322,12 @@ def save(estimator, path) -> Path:
 ABSENT_MEANS = {"subword_buckets": None}
 
 
-def _invalid(path, reason: str) -> ValueError:
-    return ValueError(f"{path} is not a valid skattn model file: {reason}.")
+def _invalid(path, reason: str, member: str | None = METADATA) -> ModelFileError:
+    return ModelFileError(path, member, reason)
+
+
+class _CodeNeeded(ValueError):
+    """The file was saved with code (a tokenizer) that the caller must pass again."""
 
 
 def _build(description: dict, overrides: dict, path, warned: list):
@@ -273,7 +356,7 @@ def _build(description: dict, overrides: dict, path, warned: list):
         else:
             params[name] = _data_from_json(value)
     if missing:
-        raise ValueError(
+        raise _CodeNeeded(
             f"{path} was saved with {missing} set to code, which a model file cannot hold; "
             f"pass the same again: load(path, {missing[0]}=...)."
         )
@@ -323,48 +406,107 @@ def _from_version_1(metadata: dict) -> tuple[dict, dict]:
     return classifier(metadata)
 
 
-def _read(path) -> tuple[dict, dict, dict[str, torch.Tensor]]:
-    """(description, state, weights) of a model file of any supported version."""
+def _read(path, max_bytes: int) -> tuple[dict, dict, dict[str, torch.Tensor], str]:
+    """(description, state, weights, weights member) of a model file of any version, checked."""
+    path = Path(path)
+    if MANIFEST in member_names(path, ModelFileError):
+        members = read_archive(path, [METADATA, WEIGHTS], max_bytes=max_bytes, error=ModelFileError)
+        metadata = _metadata(members[METADATA], path)
+        if metadata["format_version"] != FORMAT_VERSION:
+            raise _invalid(
+                path, f"a format {metadata['format_version']} file has no manifest", MANIFEST
+            )
+    else:
+        head = read_legacy_archive(
+            path, [METADATA], max_bytes=max_bytes, error=ModelFileError, exact=False
+        )
+        version = _metadata(head[METADATA], path)["format_version"]
+        if version == FORMAT_VERSION:
+            raise _invalid(path, f"missing: a format {version} model file has one", MANIFEST)
+        names = [METADATA, WEIGHTS_OF[version]]
+        members = read_legacy_archive(path, names, max_bytes=max_bytes, error=ModelFileError)
+        metadata = _metadata(members[METADATA], path)
+    version = metadata["format_version"]
+    weights = _weights(members[WEIGHTS_OF[version]], version, path)
+    description, state = _description_and_state(metadata, path)
+    _keep_the_chosen_learning_rate(description, state)
+    return description, state, weights, WEIGHTS_OF[version]
+
+
+def _metadata(data: bytes, path: Path) -> dict[str, Any]:
+    """The parsed metadata, of this format and a version this skattn reads."""
     try:
-        with zipfile.ZipFile(path) as archive:
-            metadata = json.loads(archive.read("metadata.json").decode("utf-8"))
-            if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
-                raise _invalid(path, "it is not a skattn model archive")
-            version = metadata.get("format_version")
-            if version == 1:
-                raw, reader = archive.read("weights.pt"), _torch_weights
-            elif version == FORMAT_VERSION:
-                raw, reader = archive.read("weights.safetensors"), load_safetensors
-            else:
-                raise _invalid(
-                    path,
-                    f"format version {version} is not one this skattn {__version__} reads "
-                    f"(1 or {FORMAT_VERSION}); use the skattn version that wrote it",
-                )
-    except (
-        zipfile.BadZipFile,
-        KeyError,
-        json.JSONDecodeError,
-        UnicodeDecodeError,
-        zipfile.LargeZipFile,
-        EOFError,
-    ) as error:
-        raise _invalid(path, f"{type(error).__name__}: {error}") from error
+        metadata = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise _invalid(path, f"not JSON ({error})") from error
+    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
+        raise _invalid(path, "it is not a skattn model archive")
+    version = metadata.get("format_version")
+    if version not in WEIGHTS_OF or isinstance(version, bool):
+        raise _invalid(
+            path,
+            f"format version {version!r} is not one this skattn {__version__} reads "
+            f"({sorted(WEIGHTS_OF)}); use the skattn version that wrote it",
+        )
+    return metadata
+
+
+def _weights(raw: bytes, version: int, path: Path) -> dict[str, torch.Tensor]:
+    reader = _torch_weights if version == 1 else load_safetensors
     try:
         weights = reader(raw)
     except _UNREADABLE_WEIGHTS as error:
         raise _invalid(
-            path, f"its weights cannot be read ({type(error).__name__}: {error})"
+            path,
+            f"its weights cannot be read ({type(error).__name__}: {error})",
+            WEIGHTS_OF[version],
         ) from error
+    if not isinstance(weights, dict) or not all(
+        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in weights.items()
+    ):
+        raise _invalid(path, "its weights are not named tensors", WEIGHTS_OF[version])
+    return weights
+
+
+def _description_and_state(metadata: dict, path: Path) -> tuple[dict, dict]:
+    """The estimator's description and fitted state, their structure checked."""
     try:
-        if version == 1:
+        if metadata["format_version"] == 1:
             description, state = _from_version_1(metadata)
         else:
             description, state = metadata["estimator"], metadata["state"]
-    except (KeyError, TypeError) as error:
-        raise _invalid(path, f"missing field {error}") from error
-    _keep_the_chosen_learning_rate(description, state)
-    return description, state, weights
+        _check_description(description)
+        _check_state(state)
+    except (KeyError, TypeError, ValueError) as error:
+        raise _invalid(path, f"missing or wrong field ({type(error).__name__}: {error})") from error
+    return description, state
+
+
+def _check_description(description: Any) -> None:
+    if not isinstance(description, dict) or not isinstance(description.get("params"), dict):
+        raise TypeError("the estimator must be {'class': ..., 'params': {...}}")
+    for value in description["params"].values():
+        if isinstance(value, dict) and _ESTIMATOR in value:
+            _check_description(value[_ESTIMATOR])
+
+
+def _check_state(state: Any) -> None:
+    """The vocabulary, its counts, the classes and the attributes have their types and sizes."""
+    if not isinstance(state, dict):
+        raise TypeError("state must be an object")
+    tokens, counts = state["tokens"], state["token_counts"]
+    if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+        raise TypeError("tokens must be a list of str")
+    if len(set(tokens)) != len(tokens):
+        raise ValueError("tokens holds a token twice")
+    if not isinstance(counts, list) or len(counts) != len(tokens):
+        raise ValueError("token_counts must hold one count per token")
+    if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
+        raise TypeError("token_counts must be counts (ints >= 0)")
+    if state["classes"] is not None and not isinstance(state["classes"], list):
+        raise TypeError("classes must be a list or null")
+    if not isinstance(state["attributes"], dict):
+        raise TypeError("attributes must be an object")
 
 
 def _keep_the_chosen_learning_rate(description: dict, state: dict) -> None:
@@ -407,19 +549,24 @@ def _torch_weights(raw: bytes) -> dict[str, torch.Tensor]:
     return torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
 
 
-def load(path, **params):
+def load(path, *, max_bytes: int = DEFAULT_MAX_BYTES, **params):
     """Load an estimator written by :func:`save`, executing no pickled code.
 
     Parameters
     ----------
     path : str or path-like
+    max_bytes : int, default=2**30
+        The most bytes the members may declare in all, checked before decompressing.
     **params
         Parameters that could not be stored (``tokenizer``, a callable
-        ``sentence_split``, ``callbacks``...), or others to change, such as
+        ``sentence_split``, ``callbacks``...), or others that decide how
+        the model runs or trains again (:data:`LOAD_MAY_SET`), such as
         ``device`` (default: the device it was saved with when it is
         available here, else the CPU) or ``threads``. Each must be a
         parameter of the saved estimator (or of the classifier inside an
-        embedder).
+        embedder). Parameters the fitted state depends on (text settings,
+        network sizes, ``threshold``) are refused unless equal to the
+        saved value: refit to change them.
 
     Returns
     -------
@@ -430,10 +577,12 @@ def load(path, **params):
     ------
     TypeError
         A keyword is not a parameter of the saved estimator (the message
-        lists the accepted ones).
+        lists the accepted ones), or would replace fitted state.
+    ModelFileError
+        The file is truncated, altered, too large, of another format or
+        version, or invalid (a ``ValueError`` naming the file and member).
     ValueError
-        The file is truncated, corrupted, of another format or version,
-        or needs a parameter that was not passed (the message says which).
+        It needs a parameter that was not passed (the message says which).
 
     Examples
     --------
@@ -448,20 +597,10 @@ def load(path, **params):
     ...
     TypeError: load() got parameters the saved SelfAttentiveClassifier does not have: ['threds']...
     """
-    description, state, weights = _read(path)
+    description, state, weights, weights_member = _read(path, max_bytes)
     _check_overrides(description, params, path)
     warned: list[str] = []
-    try:
-        estimator = _build(description, params, path, warned)
-        if "device" not in params:
-            _fall_back_to_an_available_device(estimator)
-        fitted = estimator.set_fitted_state(_state_from_json(state, weights))
-    except InvalidParameterError:
-        raise  # a keyword of the caller's, named by the message
-    except (KeyError, TypeError) as error:
-        raise _invalid(path, f"missing or wrong field {error}") from error
-    except WeightsMismatchError as error:
-        raise _invalid(path, str(error)) from error
+    fitted = _fitted(description, state, (weights, weights_member), params, path, warned)
     if warned:
         warnings.warn(
             f"{path}: training-only parameters that a file cannot hold were reset to their "
@@ -469,6 +608,32 @@ def load(path, **params):
             UserWarning,
             stacklevel=2,
         )
+    return fitted
+
+
+def _fitted(description: dict, state: dict, weights: tuple, params: dict, path, warned: list):
+    """The fitted estimator the file describes, every failure of the file's a ModelFileError.
+
+    ``weights`` is the tensors and the member they were read from.
+    """
+    weights, weights_member = weights
+    try:
+        estimator = _build(description, params, path, warned)
+        if "device" not in params:
+            _fall_back_to_an_available_device(estimator)
+        fitted = estimator.set_fitted_state(_state_from_json(state, weights))
+        # Validates the classes and thresholds (sorted, distinct, in range).
+        getattr(fitted, "classifier_", fitted).decision_rule_  # noqa: B018
+    except (_CodeNeeded, ModelFileError):
+        raise
+    except WeightsMismatchError as error:
+        raise _invalid(path, f"{error}, as {METADATA} describes it", weights_member) from error
+    except InvalidDecisionRule as error:
+        raise _invalid(path, str(error)) from error
+    except InvalidParameterError as error:
+        raise _invalid(path, f"a saved parameter is invalid ({error})") from error
+    except (KeyError, TypeError, ValueError) as error:
+        raise _invalid(path, f"missing or wrong field ({type(error).__name__}: {error})") from error
     return fitted
 
 
@@ -490,7 +655,11 @@ def _parameter_names(description: dict) -> set[str]:
 
 
 def _check_overrides(description: dict, params: dict, path) -> None:
-    """Refuse keywords of :func:`load` that no saved estimator has."""
+    """Refuse keywords of :func:`load` that no saved estimator has, or that replace fitted state.
+
+    The caller's values are then checked against the estimators'
+    constraints, so that a bad one is reported as the caller's.
+    """
     accepted = _parameter_names(description)
     unknown = sorted(set(params) - accepted)
     if unknown:
@@ -499,6 +668,69 @@ def _check_overrides(description: dict, params: dict, path) -> None:
             f"have: "
             f"{unknown}; it accepts {sorted(accepted)} ({path})."
         )
+    saved = _saved_values(description)
+    replaced = sorted(
+        name
+        for name, value in params.items()
+        if name not in LOAD_MAY_SET and not _same_or_code(name, saved.get(name), value)
+    )
+    if replaced:
+        shown = ", ".join(
+            f"{name}={params[name]!r} (saved: {saved.get(name)})" for name in replaced
+        )
+        raise TypeError(
+            f"load() got {shown}: the fitted model depends on these (its vocabulary, network "
+            "or decisions were learned with the saved values); refit to change them. load() "
+            "sets only how the model runs or trains again (skattn.persistence.LOAD_MAY_SET) "
+            f"and code a file cannot hold ({path})."
+        )
+    for cls in _classes(description):
+        constraints = cls._parameter_constraints
+        validate_params(cls(), {k: v for k, v in params.items() if k in constraints})
+    if params.get("device") is not None:
+        resolve_device(params["device"])
+
+
+def _saved_values(description: dict) -> dict[str, list]:
+    """Each parameter's saved (JSON) values, at every level of the description."""
+    values: dict[str, list] = {}
+    for name, value in description["params"].items():
+        if isinstance(value, dict) and _ESTIMATOR in value:
+            for inner, found in _saved_values(value[_ESTIMATOR]).items():
+                values.setdefault(inner, []).extend(found)
+        else:
+            values.setdefault(name, []).append(value)
+    return values
+
+
+def _same_or_code(name: str, saved: list | None, value: Any) -> bool:
+    """Whether passing ``value`` changes nothing fitted: code passed again, or the saved value.
+
+    A parameter newer than the file is compared with what the versions
+    before it did (:data:`ABSENT_MEANS`).
+    """
+    if saved is None:
+        saved = [ABSENT_MEANS[name]] if name in ABSENT_MEANS else []
+    if not saved:
+        return False
+    for stored in saved:
+        if isinstance(stored, dict) and _PASS_AGAIN in stored:
+            continue
+        try:
+            if not bool(_data_from_json(stored) == value):
+                return False
+        except (TypeError, ValueError):  # values that do not compare as data
+            return False
+    return True
+
+
+def _classes(description: dict) -> list[type]:
+    """The estimator classes a description names, the outer one first."""
+    classes = [ESTIMATORS[description["class"]]]
+    for value in description["params"].values():
+        if isinstance(value, dict) and _ESTIMATOR in value:
+            classes += _classes(value[_ESTIMATOR])
+    return classes
 
 
 def _fall_back_to_an_available_device(estimator) -> None:

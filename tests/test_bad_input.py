@@ -129,3 +129,33 @@ def test_huge_documents_are_truncated_by_the_documented_rule(make):
         est = make(max_epochs=1, **{limit: 50}).fit(GOOD_X + [long_doc], GOOD_Y + ["pos"])
     assert est.n_truncated_ == 1
     assert len(est.encoder_.encode([long_doc]).token_ids) == 50
+
+
+@pytest.fixture(scope="module")
+def fitted_once():
+    return SMALL_ESTIMATORS["SelfAttentiveClassifier"](max_epochs=1).fit(GOOD_X * 4, GOOD_Y * 4)
+
+
+@pytest.mark.parametrize("method", ["predict_iter", "predict_proba_iter", "transform_iter"])
+@pytest.mark.parametrize(
+    "X, words",
+    [
+        ("some text", "single str: iterating it reads its characters"),
+        ({"text": "a fine film"}, "dict: iterating it reads its keys"),
+        ({"a fine film", "a poor film"}, "its order is not fixed"),
+        (pd.DataFrame({"text": GOOD_X, "id": list("abcd")}), "2 columns: iterating it reads"),
+        (np.array([GOOD_X, GOOD_X]), r"shape \(2, 4\)"),
+    ],
+    ids=["str", "dict", "set", "DataFrame", "2-D array"],
+)
+def test_streams_refuse_containers_that_are_not_documents(fitted_once, method, X, words):
+    with pytest.raises(TypeError, match=words):
+        getattr(fitted_once, method)(X)  # at the call, before any chunk is asked for
+
+
+def test_streams_read_a_series_and_a_one_column_frame_as_the_list(fitted_once):
+    expected = fitted_once.predict_proba(GOOD_X)
+    for X in (pd.Series(GOOD_X), pd.DataFrame({"text": GOOD_X}), iter(GOOD_X)):
+        chunks = list(fitted_once.predict_proba_iter(X, chunk_size=3))
+        assert [len(chunk) for chunk in chunks] == [3, 1]
+        np.testing.assert_allclose(np.concatenate(chunks), expected, rtol=1e-6, atol=1e-7)

@@ -65,6 +65,34 @@ def test_explain_takes_a_method_and_states_faithfulness(saved_model, toy, tmp_pa
     assert "hop 0" in output.read_text(encoding="utf-8")
 
 
+def test_export_refuses_to_overwrite_the_model_it_reads(saved_model, tmp_path, capsys):
+    model = tmp_path / "m.skattn"
+    model.write_bytes(saved_model.read_bytes())
+    before = model.read_bytes()
+    assert main(["export", str(model), str(model)]) == 1
+    assert "is the model it reads" in capsys.readouterr().err
+    assert model.read_bytes() == before
+    assert main(["export", str(model), str(tmp_path / "." / "m.skattn")]) == 1
+    assert model.read_bytes() == before and load(model).predict(["a film"]).shape == (1,)
+
+
+def test_predict_and_explain_refuse_an_output_that_is_an_input(saved_model, tmp_path, capsys):
+    model = tmp_path / "m.skattn"
+    model.write_bytes(saved_model.read_bytes())
+    documents = tmp_path / "docs.jsonl"
+    documents.write_text(json.dumps({"text": "a film"}) + "\n", encoding="utf-8")
+    before = (model.read_bytes(), documents.read_bytes())
+    for argv in (
+        ["predict", str(model), str(documents), "--output", str(model)],
+        ["predict", str(model), str(documents), "--output", str(documents)],
+        ["predict", str(model), "--file", str(documents), "--output", str(documents)],
+        ["explain", str(model), "--text", "a film", "--output", str(model)],
+    ):
+        assert main(argv) == 1
+        assert "it reads; write to another path" in capsys.readouterr().err
+    assert (model.read_bytes(), documents.read_bytes()) == before
+
+
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
 def test_predict_on_an_input_without_documents_writes_the_header_only(
     suffix, saved_model, tmp_path

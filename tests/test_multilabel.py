@@ -14,7 +14,7 @@ from sklearn.preprocessing import FunctionTransformer
 from skattn import load, save
 from skattn.compare import f1_scores
 from skattn.datasets import fetch_goemotions
-from skattn.model_selection import f1_thresholds
+from skattn.model_selection._learning_rate import f1_thresholds
 from skattn.training._thresholds import resolve_threshold
 from skattn.utils.estimator_checks import multilabel_targets
 
@@ -252,7 +252,9 @@ def test_serving_artefact_gives_the_same_labels(tagged, tmp_path):
     model = small_self_attentive(max_epochs=3).fit(X, Y)
     served = OnnxTextClassifier(export(model, tmp_path / "m.onnx.zip"))
     np.testing.assert_allclose(served.predict_proba(X), model.predict_proba(X), atol=1e-5)
+    assert model.predict(X).any()  # labels to agree on, not an empty answer
     np.testing.assert_array_equal(served.predict(X), model.predict(X))
+    assert served.decision_rule_ == model.decision_rule_
 
 
 # -- learning on GoEmotions --------------------------------------------------
@@ -350,7 +352,7 @@ def test_tuned_thresholds_of_any_multilabel_estimator(tagged):
 
     from skattn.baselines import bow_tfidf
     from skattn.compare import one_vs_rest
-    from skattn.model_selection import TunedThresholdMultiLabelClassifier
+    from skattn.model_selection._learning_rate import TunedThresholdMultiLabelClassifier
 
     X, Y = tagged
     tuned = one_vs_rest(bow_tfidf()).set_params(random_state=0).fit(X, Y)

@@ -11,10 +11,9 @@ from sklearn.model_selection import GridSearchCV
 import skattn
 from skattn import SelfAttentiveClassifier, SelfAttentivePairClassifier, SelfAttentivePairRegressor
 from skattn.datasets import fetch_sick
-from skattn.explain import DEFAULT_METHOD, faithfulness_report
-from skattn.explain._explanations import token_scores_of
+from skattn.explain._explanations import DEFAULT_METHOD, faithfulness_report, token_scores_of
 from skattn.nn import SelfAttentivePairNet
-from skattn.text import PairCorpus
+from skattn.text._encoder import PairCorpus
 from skattn.text._pairs import check_pair_input
 
 SMALL = dict(
@@ -380,7 +379,7 @@ def test_learns_sick_entailment():
 
 
 def test_pair_features_are_both_vectors_their_product_and_difference():
-    from skattn.baselines import PairFeatures
+    from skattn.baselines._table2 import PairFeatures
 
     pairs = [("a man sings", "a man dances"), ("dogs run", "a dog runs")]
     features = PairFeatures().fit(pairs)
@@ -399,7 +398,7 @@ def test_pair_baselines_on_sick():
     # 0.711 (ridge), the corpus README's figures for these features.
     from scipy.stats import pearsonr
 
-    from skattn.baselines import pair_baselines
+    from skattn.baselines._table2 import pair_baselines
 
     train = fetch_sick(subset="train", download_if_missing=False)
     test = fetch_sick(subset="test", download_if_missing=False)
@@ -447,3 +446,22 @@ def test_blank_texts_are_counted_among_texts(sick_sample):
     with pytest.warns(UserWarning, match=r"200 of 800 training documents \(25\.0%\)"):
         model = small(max_epochs=1).fit(blanked, y)
     assert model.n_blank_ == 200
+
+
+def test_a_frame_is_read_by_the_column_names_seen_at_fit(sick_sample, tmp_path):
+    pd = pytest.importorskip("pandas")
+    X, y = sick_sample
+    frame = pd.DataFrame(X, columns=["premise", "hypothesis"])
+    model = small(max_epochs=1).fit(frame, y)
+    assert model.feature_names_in_.tolist() == ["premise", "hypothesis"]
+    expected = model.predict_proba(X[:30])  # a list of pairs: read in order
+    reordered = frame[["hypothesis", "premise"]].iloc[:30]
+    np.testing.assert_array_equal(model.predict_proba(reordered), expected)
+    np.testing.assert_array_equal(list(model.predict_iter(reordered)), [model.predict(X[:30])])
+    with pytest.raises(ValueError, match=r"unexpected: \['first'\]"):
+        model.predict(frame.rename(columns={"premise": "first"}).iloc[:3])
+    restored = skattn.load(skattn.save(model, tmp_path / "pair.skattn"))
+    assert restored.feature_names_in_.tolist() == ["premise", "hypothesis"]
+    np.testing.assert_array_equal(restored.predict_proba(reordered), expected)
+    # Fitted on a list, a model has no column names and reads a frame's two columns in order.
+    assert not hasattr(small(max_epochs=1).fit(X, y), "feature_names_in_")

@@ -1,10 +1,12 @@
 """Safe save/load: identical predictions, clear errors on bad files, no pickle executed."""
 
+import hashlib
 import io
 import json
 import os
 import pickle
 import shutil
+import tracemalloc
 import warnings
 import zipfile
 from pathlib import Path
@@ -15,7 +17,16 @@ import torch
 
 from skattn import SelfAttentiveEmbedder, load, save
 from skattn.__main__ import main
+from skattn.persistence import ModelFileError
 
+from _common import (
+    declare_size,
+    flip_compressed_byte,
+    flip_member_byte,
+    members,
+    write_members,
+    write_signed,
+)
 from estimators import SMALL_ESTIMATORS, small_self_attentive
 
 DATA = Path(__file__).parent / "data"
@@ -32,15 +43,13 @@ def fitted(request, toy):
     return SMALL_ESTIMATORS[request.param]().fit(X, np.where(y == "pos", 1, 0))
 
 
-def _members(path):
-    with zipfile.ZipFile(path) as archive:
-        return {name: archive.read(name) for name in archive.namelist()}
-
-
-def _write_members(path, members):
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
+def _edit_metadata(path, edit):
+    """Change metadata.json with ``edit(metadata)`` and write it back with fresh digests."""
+    contents = members(path)
+    metadata = json.loads(contents["metadata.json"])
+    edit(metadata)
+    contents["metadata.json"] = json.dumps(metadata).encode()
+    write_signed(path, contents)
 
 
 def test_round_trip_gives_identical_predictions(fitted, toy, tmp_path):
@@ -54,9 +63,13 @@ def test_round_trip_gives_identical_predictions(fitted, toy, tmp_path):
     umask = os.umask(0)  # reading the mask here is the test's business, not the package's
     os.umask(umask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~umask
-    members = _members(path)
-    assert sorted(members) == ["metadata.json", "weights.safetensors"]
-    assert json.loads(members["metadata.json"])["format_version"] == 2
+    contents = members(path)
+    assert sorted(contents) == ["manifest.json", "metadata.json", "weights.safetensors"]
+    assert json.loads(contents["metadata.json"])["format_version"] == 3
+    manifest = json.loads(contents["manifest.json"])["members"]
+    for name in ("metadata.json", "weights.safetensors"):
+        data = contents[name]
+        assert manifest[name] == {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
 
 
 def test_embedder_round_trip(toy, tmp_path):
@@ -76,10 +89,23 @@ def test_a_version_1_file_still_loads():
     assert model.predict(expected["documents"]).tolist() == expected["predictions"]
 
 
+def test_a_version_2_file_still_loads_and_decides_at_its_threshold():
+    """Written by the code before manifests (tests/data/write_old_format_fixtures.py)."""
+    expected = json.loads((DATA / "model_v2_expected.json").read_text(encoding="utf-8"))
+    model = load(DATA / "model_v2.skattn")
+    proba = model.predict_proba(expected["documents"])
+    np.testing.assert_allclose(proba, expected["proba"], **FLOAT32_PROBA)
+    predictions = model.predict(expected["documents"]).tolist()
+    assert predictions == expected["predictions"]
+    # Fitted with threshold=0.505: some documents are not given their most probable class.
+    assert predictions != model.classes_[proba.argmax(axis=1)].tolist()
+    assert model.decision_rule_.thresholds == (0.505,)
+
+
 def test_the_version_1_tolerance_catches_a_weight_in_the_wrong_layer(tmp_path):
     """The float32 tolerance above still fails when one tensor goes to another layer."""
-    members = _members(DATA / "model_v1.skattn")
-    weights = torch.load(io.BytesIO(members["weights.pt"]), weights_only=True)
+    contents = members(DATA / "model_v1.skattn")
+    weights = torch.load(io.BytesIO(contents["weights.pt"]), weights_only=True)
     by_shape = {}
     for name, tensor in weights.items():
         by_shape.setdefault(tuple(tensor.shape), []).append(name)
@@ -87,16 +113,16 @@ def test_the_version_1_tolerance_catches_a_weight_in_the_wrong_layer(tmp_path):
     weights[first], weights[second] = weights[second], weights[first]
     swapped = io.BytesIO()
     torch.save(weights, swapped)
-    members["weights.pt"] = swapped.getvalue()
-    _write_members(tmp_path / "swapped.skattn", members)
+    contents["weights.pt"] = swapped.getvalue()
+    write_members(tmp_path / "swapped.skattn", contents)
     expected = json.loads((DATA / "model_v1_expected.json").read_text())
     proba = load(tmp_path / "swapped.skattn").predict_proba(expected["documents"])
     assert not np.allclose(proba, expected["proba"], **FLOAT32_PROBA), (first, second)
 
 
 def test_weights_tagged_for_a_gpu_load_on_the_cpu(tmp_path, monkeypatch):
-    members = _members(DATA / "model_v1.skattn")
-    weights = torch.load(io.BytesIO(members["weights.pt"]), weights_only=True)
+    contents = members(DATA / "model_v1.skattn")
+    weights = torch.load(io.BytesIO(contents["weights.pt"]), weights_only=True)
     # Write the tensors as torch.save does on a GPU machine: storages tagged "cuda:0".
     monkeypatch.setattr(torch.serialization, "location_tag", lambda storage: "cuda:0")
     tagged = io.BytesIO()
@@ -104,8 +130,8 @@ def test_weights_tagged_for_a_gpu_load_on_the_cpu(tmp_path, monkeypatch):
     monkeypatch.undo()
     with pytest.raises(RuntimeError, match="CUDA"):  # what a plain torch.load does here
         torch.load(io.BytesIO(tagged.getvalue()), weights_only=True)
-    members["weights.pt"] = tagged.getvalue()
-    _write_members(tmp_path / "gpu.skattn", members)
+    contents["weights.pt"] = tagged.getvalue()
+    write_members(tmp_path / "gpu.skattn", contents)
     expected = json.loads((DATA / "model_v1_expected.json").read_text())
     model = load(tmp_path / "gpu.skattn")
     assert next(model.net_.module_.parameters()).device.type == "cpu"
@@ -116,11 +142,7 @@ def test_weights_tagged_for_a_gpu_load_on_the_cpu(tmp_path, monkeypatch):
 
 def test_a_model_saved_on_an_absent_device_loads_on_the_cpu(fitted, toy, tmp_path):
     path = save(fitted, tmp_path / "model.skattn")
-    members = _members(path)
-    metadata = json.loads(members["metadata.json"])
-    metadata["estimator"]["params"]["device"] = "cuda:0"
-    members["metadata.json"] = json.dumps(metadata).encode()
-    _write_members(path, members)
+    _edit_metadata(path, lambda metadata: metadata["estimator"]["params"].update(device="cuda:0"))
     model = load(path)
     assert model.device == "cpu"
     np.testing.assert_array_equal(model.predict_proba(toy[0]), fitted.predict_proba(toy[0]))
@@ -138,7 +160,7 @@ class _Hostile:
         return (Path.touch, (Path(self.marker),))
 
 
-@pytest.mark.parametrize("where", ["v1_weights", "v2_weights", "v2_extra_member"])
+@pytest.mark.parametrize("where", ["v1_weights", "v3_weights", "v3_extra_member"])
 def test_a_hostile_pickle_is_never_executed(where, fitted, tmp_path):
     marker = tmp_path / "pwned"
     hostile = pickle.dumps(_Hostile(marker))
@@ -148,18 +170,23 @@ def test_a_hostile_pickle_is_never_executed(where, fitted, tmp_path):
     if where == "v1_weights":
         path = tmp_path / "v1.skattn"
         shutil.copy(DATA / "model_v1.skattn", path)
-        members = {**_members(path), "weights.pt": hostile}
+        contents = {**members(path), "weights.pt": hostile}
     else:
-        path = save(fitted, tmp_path / "v2.skattn")
-        members = _members(path)
-        key = "weights.safetensors" if where == "v2_weights" else "weights.pt"
-        members[key] = hostile
-    _write_members(path, members)
-    if where == "v2_extra_member":
-        load(path)  # the extra member is never read
+        path = save(fitted, tmp_path / "v3.skattn")
+        contents = members(path)
+        key = "weights.safetensors" if where == "v3_weights" else "weights.pt"
+        contents[key] = hostile
+    if where == "v3_weights":
+        write_signed(path, contents)  # digests that match: the reader itself must refuse
     else:
-        with pytest.raises(ValueError, match="weights cannot be read"):
-            load(path)
+        write_members(path, contents)
+    expected = (
+        "weights.pt: in the archive, but not"
+        if where == "v3_extra_member"
+        else ("weights cannot be read")
+    )
+    with pytest.raises(ModelFileError, match=expected):
+        load(path)
     assert not marker.exists()
 
 
@@ -218,22 +245,144 @@ def test_damaged_files_give_clear_errors(damage, fitted, tmp_path):
     elif damage == "garbage":
         path.write_bytes(b"not a model at all")
     else:
-        members = _members(path)
-        metadata = json.loads(members["metadata.json"])
+        contents = members(path)
+        metadata = json.loads(contents["metadata.json"])
         if damage == "foreign_zip":
-            members = {"something.txt": b"hello"}
+            contents = {"something.txt": b"hello"}
         elif damage == "bad_weights":
-            members["weights.safetensors"] = b"\x80\x04not tensors"
+            contents["weights.safetensors"] = b"\x80\x04not tensors"
         elif damage == "future_version":
             metadata["format_version"] = 99
         elif damage == "wrong_shapes":
             metadata["state"]["tokens"] = metadata["state"]["tokens"][:10]
             metadata["state"]["token_counts"] = metadata["state"]["token_counts"][:10]
-        if "metadata.json" in members:
-            members["metadata.json"] = json.dumps(metadata).encode()
-        _write_members(path, members)
-    with pytest.raises(ValueError, match="is not a valid skattn model file"):
+        if "metadata.json" in contents:
+            contents["metadata.json"] = json.dumps(metadata).encode()
+        # Fresh digests: what is checked here is the content, not the manifest.
+        write_signed(path, contents)
+    with pytest.raises(ModelFileError, match=f"{path.name} is not a valid skattn model file"):
         load(path)
+
+
+#: tampering -> the member the error must name (None: the file as a whole).
+TAMPERING = {
+    "metadata_edited": "metadata.json",
+    "weights_byte_flipped": "weights.safetensors",
+    "compressed_byte_flipped": "weights.safetensors",
+    "weights_missing": "weights.safetensors",
+    "extra_member": "notes.txt",
+    "manifest_missing": "manifest.json",
+    "truncated": None,
+}
+
+
+@pytest.mark.parametrize("tampering", TAMPERING)
+def test_a_tampered_file_is_refused_naming_the_file_and_member(tampering, fitted, tmp_path):
+    path = save(fitted, tmp_path / "model.skattn")
+    contents = members(path)
+    if tampering == "metadata_edited":  # classes swapped: a file that would lie
+        metadata = json.loads(contents["metadata.json"])
+        metadata["state"]["classes"] = metadata["state"]["classes"][::-1]
+        contents["metadata.json"] = json.dumps(metadata).encode()
+    elif tampering == "weights_byte_flipped":
+        flip_member_byte(contents, "weights.safetensors")
+    elif tampering == "weights_missing":
+        del contents["weights.safetensors"]
+    elif tampering == "extra_member":
+        contents["notes.txt"] = b"hello"
+    elif tampering == "manifest_missing":
+        del contents["manifest.json"]
+    if tampering == "compressed_byte_flipped":
+        flip_compressed_byte(path, "weights.safetensors")
+    elif tampering == "truncated":
+        path.write_bytes(path.read_bytes()[:-200])
+    else:
+        write_members(path, contents)
+    with pytest.raises(ModelFileError) as refused:
+        load(path)
+    assert refused.value.path == path and refused.value.member == TAMPERING[tampering]
+    assert str(path) in str(refused.value)
+
+
+#: An edit with fresh digests -> what the validation of the metadata says.
+SIGNED_EDITS = {
+    "classes_swapped": (
+        lambda m: m["state"].update(classes=m["state"]["classes"][::-1]),
+        "not sorted and distinct",
+    ),
+    "token_repeated": (
+        lambda m: m["state"]["tokens"].__setitem__(4, m["state"]["tokens"][3]),
+        "token twice",
+    ),
+    "threshold_out_of_range": (
+        lambda m: m["state"]["attributes"].update(thresholds=[1.5]),
+        r"thresholds \[1.5\] must lie in \[0, 1\]",
+    ),
+    "tokenizer_setting": (
+        lambda m: m["estimator"]["params"].update(lowercase="yes"),
+        "'lowercase' parameter",
+    ),
+    "no_state": (lambda m: m.pop("state"), "missing or wrong field"),
+}
+
+
+@pytest.mark.parametrize("edit", SIGNED_EDITS)
+def test_an_edit_that_passes_the_digests_fails_validation(edit, fitted, tmp_path):
+    change, reason = SIGNED_EDITS[edit]
+    path = save(fitted, tmp_path / "model.skattn")
+    _edit_metadata(path, change)
+    with pytest.raises(ModelFileError, match=reason) as refused:
+        load(path)
+    assert refused.value.member == "metadata.json"
+
+
+def test_an_old_file_without_digests_is_still_validated(tmp_path):
+    contents = members(DATA / "model_v2.skattn")
+    metadata = json.loads(contents["metadata.json"])
+    metadata["state"]["classes"] = metadata["state"]["classes"][::-1]  # labels swapped
+    contents["metadata.json"] = json.dumps(metadata).encode()
+    write_members(tmp_path / "swapped.skattn", contents)
+    with pytest.raises(ModelFileError, match="metadata.json: .*not sorted"):
+        load(tmp_path / "swapped.skattn")
+
+
+def test_a_zip_bomb_is_refused_before_decompression(fitted, tmp_path):
+    path = save(fitted, tmp_path / "model.skattn")
+    # A member that declares 4 GB: refused from the declaration (and the manifest).
+    declared = tmp_path / "declared.skattn"
+    shutil.copy(path, declared)
+    declare_size(declared, "weights.safetensors", 2**32 - 1)
+    with pytest.raises(
+        ModelFileError, match="weights.safetensors: the archive declares 4294967295"
+    ):
+        load(declared)
+    # A real bomb: 64 MiB of zeros in 64 KiB, digests right, over the caller's cap.
+    contents = members(path)
+    contents["weights.safetensors"] = bytes(64 * 2**20)
+    bomb = tmp_path / "bomb.skattn"
+    write_signed(bomb, contents)
+    assert bomb.stat().st_size < 2**20
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelFileError, match="over the limit of 16777216"):
+            load(bomb, max_bytes=16 * 2**20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 2**20, peak  # nothing of the 64 MiB was decompressed
+
+
+def test_load_refuses_keywords_that_would_replace_fitted_state(fitted, tmp_path):
+    path = save(fitted, tmp_path / "model.skattn")
+    for name, value in [("min_count", 3), ("threshold", 0.9), ("hidden_size", 99)]:
+        if name not in fitted.get_params():
+            continue
+        with pytest.raises(TypeError, match=rf"{name}={value}.*refit to change"):
+            load(path, **{name: value})
+    # The saved value again changes nothing; how the model runs may change.
+    assert load(path, lowercase=fitted.lowercase, threads=2, batch_size=7).batch_size == 7
+    with pytest.raises(ValueError, match="'threads' parameter"):
+        load(path, threads=0)  # the caller's bad value, named as the caller's
 
 
 def test_failed_save_leaves_the_previous_file_intact(fitted, tmp_path, monkeypatch):
@@ -243,6 +392,23 @@ def test_failed_save_leaves_the_previous_file_intact(fitted, tmp_path, monkeypat
     with pytest.raises(OSError):
         save(fitted, path)
     assert path.read_bytes() == before and len(list(tmp_path.iterdir())) == 1
+
+
+def test_a_save_that_fails_mid_write_leaves_the_previous_file_intact(fitted, tmp_path, monkeypatch):
+    path = save(fitted, tmp_path / "model.skattn")
+    before = path.read_bytes()
+    writestr = zipfile.ZipFile.writestr
+
+    def fail_at_the_weights(archive, name, data, *args, **kwargs):
+        if name == "weights.safetensors":
+            raise OSError("disk full")
+        return writestr(archive, name, data, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "writestr", fail_at_the_weights)
+    with pytest.raises(OSError, match="disk full"):
+        save(fitted, path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["model.skattn"]
 
 
 def test_save_never_changes_the_umask(fitted, tmp_path, monkeypatch):

@@ -1,16 +1,29 @@
 """Serving: the exported artefact answers as the estimator does, without the training stack."""
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
+import tracemalloc
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _common import (
+    declare_size,
+    flip_compressed_byte,
+    flip_member_byte,
+    members,
+    write_members,
+    write_signed,
+)
+
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnxscript")
+pd = pytest.importorskip("pandas")
 
 from skattn import (  # noqa: E402
     HierarchicalAttentionClassifier,
@@ -29,8 +42,8 @@ from skattn.serving import (  # noqa: E402
     OnnxTextRegressor,
     export,
 )
-from skattn.serving._text import TextPipeline
-from skattn.text._subwords import ngram_ids
+from skattn.serving._text import NGRAM_CACHE_SIZE, TextPipeline  # noqa: E402
+from skattn.text._subwords import ngram_ids  # noqa: E402
 
 WORDS = (
     "good bad film plot acting great awful 好 看 电 影 مرحبا بالعالم café naïve "
@@ -50,6 +63,7 @@ LABELS = ["pos", "neg", "pos", "neg", "pos", "neg", "neg", "pos"] * 6
 TARGETS = np.linspace(-1.0, 2.0, len(TRAIN))
 PAIRS = list(zip(TRAIN, TRAIN[3:] + TRAIN[:3]))
 SMALL = dict(embedding_dim=8, hidden_size=6, max_epochs=2, random_state=0, embeddings=None)
+DATA = Path(__file__).parent / "data"
 
 
 def _document(rng, n_tokens: int, sentences: int = 1) -> str:
@@ -74,19 +88,33 @@ def _grid():
             yield batch, docs
 
 
+def _thresholded() -> SelfAttentiveClassifier:
+    """A binary classifier deciding at the median probability of ``classes_[1]`` (not 0.5).
+
+    A fixed threshold needs no validation split, so the network is the
+    one fitted without it; only the decision differs.
+    """
+    proba = SelfAttentiveClassifier(**SMALL).fit(TRAIN, LABELS).predict_proba(TRAIN)[:, 1]
+    threshold = float(np.median(proba))
+    return SelfAttentiveClassifier(**SMALL, threshold=threshold).fit(TRAIN, LABELS)
+
+
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory):
     folder = tmp_path_factory.mktemp("artifacts")
     han = dict(sentence_split="lines", max_sentences=3, max_sentence_length=40)
+    pairs = pd.DataFrame(PAIRS, columns=["premise", "hypothesis"])
     fitted = {
         "self_attentive": SelfAttentiveClassifier(**SMALL, max_length=200).fit(TRAIN, LABELS),
+        "thresholded": _thresholded(),
         "han": HierarchicalAttentionClassifier(**SMALL, **han).fit(TRAIN, LABELS),
         "self_attentive_regressor": SelfAttentiveRegressor(**SMALL).fit(TRAIN, TARGETS),
         "han_regressor": HierarchicalAttentionRegressor(**SMALL, sentence_split="lines").fit(
             TRAIN, TARGETS
         ),
+        # Fitted on a DataFrame: it reads one by its column names.
         "pair": SelfAttentivePairClassifier(**SMALL, attention_hops=2, gated_dim=4).fit(
-            PAIRS, LABELS
+            pairs, LABELS
         ),
         "pair_regressor": SelfAttentivePairRegressor(
             **SMALL, pair_features="gated", attention_hops=2
@@ -232,42 +260,231 @@ def test_a_tokenizer_written_in_python_is_refused_by_name(tmp_path):
         export(model, tmp_path / "model.onnx.zip")
 
 
-def test_corrupted_and_truncated_artifacts_give_clear_errors(artifacts, tmp_path):
+def test_a_wrong_file_or_task_gives_clear_errors(artifacts, tmp_path):
     _, path = artifacts["self_attentive"]
-    data = path.read_bytes()
-    truncated = tmp_path / "truncated.onnx.zip"
-    truncated.write_bytes(data[: len(data) // 2])
-    with pytest.raises(ArtifactError, match="not a readable skattn artefact"):
-        OnnxTextClassifier(truncated)
-    # Same zip layout, the network's bytes altered: caught by the checksum.
-    altered = tmp_path / "altered.onnx.zip"
-    with zipfile.ZipFile(path) as source, zipfile.ZipFile(altered, "w") as target:
-        target.writestr("config.json", source.read("config.json"))
-        onnx_bytes = bytearray(source.read("model.onnx"))
-        onnx_bytes[len(onnx_bytes) // 2] ^= 0xFF
-        target.writestr("model.onnx", bytes(onnx_bytes))
-    with pytest.raises(ArtifactError, match="checksum"):
-        OnnxTextClassifier(altered)
     not_zip = tmp_path / "model.onnx.zip"
     not_zip.write_text("hello")
-    with pytest.raises(ArtifactError):
+    with pytest.raises(ArtifactError, match="not a readable zip archive"):
         OnnxTextClassifier(not_zip)
     config = json.loads(zipfile.ZipFile(path).read("config.json"))
     assert config["format"] == "skattn-onnx" and config["task"] == "classifier"
+    assert config["format_version"] == 2 and config["decision"]["kind"] == "argmax"
     with pytest.raises(ArtifactError, match="serves a regressor"):
         OnnxTextRegressor(path)
+
+
+@pytest.mark.parametrize("name", ["thresholded", "self_attentive", "han", "pair"])
+def test_the_runtime_decides_as_the_estimator(artifacts, name):
+    model, path = artifacts[name]
+    documents = [doc for _, docs in _grid() for doc in docs][:200]
+    if name == "pair":
+        documents = list(zip(documents, documents[::-1]))
+    served = OnnxTextClassifier(path)
+    assert served.decision_rule_ == model.decision_rule_
+    np.testing.assert_array_equal(served.predict(documents), model.predict(documents))
+    if name == "thresholded":  # the threshold matters: argmax would answer otherwise
+        proba = model.predict_proba(documents)
+        argmax = model.classes_[proba.argmax(axis=1)]
+        assert (argmax != model.predict(documents)).any()
+        assert 0.0 < model.thresholds_[0] < 1.0 and model.thresholds_[0] != 0.5
+
+
+def test_a_version_1_artefact_still_loads_and_answers_the_same():
+    """Written by the code before manifests (tests/data/write_old_format_fixtures.py)."""
+    expected = json.loads((DATA / "artifact_v1_expected.json").read_text(encoding="utf-8"))
+    served = OnnxTextClassifier(DATA / "artifact_v1.onnx.zip")
+    proba = served.predict_proba(expected["documents"])
+    np.testing.assert_allclose(proba, expected["proba"], rtol=1e-4, atol=1e-6)
+    assert served.predict(expected["documents"]).tolist() == expected["predictions"]
+    assert expected["predictions"] != expected["argmax_predictions"]
+    assert served.decision_rule_.kind == "threshold"
+
+
+#: tampering -> the member the error must name (None: the file as a whole).
+TAMPERING = {
+    "config_edited": "config.json",
+    "onnx_byte_flipped": "model.onnx",
+    "compressed_byte_flipped": "model.onnx",
+    "member_missing": "model.onnx",
+    "extra_member": "notes.txt",
+    "manifest_missing": "manifest.json",
+    "truncated": None,
+}
+
+
+@pytest.mark.parametrize("tampering", TAMPERING)
+def test_a_tampered_artefact_is_refused_naming_the_file_and_member(artifacts, tampering, tmp_path):
+    path = shutil.copy(artifacts["self_attentive"][1], tmp_path / "model.onnx.zip")
+    contents = members(path)
+    if tampering == "config_edited":  # labels swapped
+        config = json.loads(contents["config.json"])
+        config["decision"]["classes"]["values"].reverse()
+        contents["config.json"] = json.dumps(config).encode()
+    elif tampering == "onnx_byte_flipped":
+        flip_member_byte(contents, "model.onnx")
+    elif tampering == "member_missing":
+        del contents["model.onnx"]
+    elif tampering == "extra_member":
+        contents["notes.txt"] = b"hello"
+    elif tampering == "manifest_missing":
+        del contents["manifest.json"]
+    if tampering == "compressed_byte_flipped":
+        flip_compressed_byte(path, "model.onnx")
+    elif tampering == "truncated":
+        path.write_bytes(path.read_bytes()[:-100])
+    else:
+        write_members(path, contents)
+    with pytest.raises(ArtifactError) as refused:
+        OnnxTextClassifier(path)
+    assert refused.value.path == path and refused.value.member == TAMPERING[tampering]
+    assert str(path) in str(refused.value)
+
+
+def _with(key, value):
+    def edit(config):
+        config["text"][key] = value
+
+    return edit
+
+
+def _add_token(config):
+    config["text"]["id_to_token"].append("an-added-word")
+
+
+def _three_classes(config):
+    config["decision"]["classes"]["values"].append("zzz")
+
+
+#: An edit with fresh digests -> (the member named, what the message says).
+SIGNED_EDITS = {
+    "labels_swapped": (
+        lambda c: c["decision"]["classes"]["values"].reverse(),
+        "config.json",
+        "not sorted and distinct",
+    ),
+    "tokenizer_unknown": (_with("tokenizer", "spaces"), "config.json", "tokenizer is 'spaces'"),
+    "setting_unknown": (_with("normalise", True), "config.json", "unknown settings"),
+    "max_length_negative": (_with("max_length", -3), "config.json", "max_length is -3"),
+    "vocabulary_larger_than_the_network": (_add_token, "model.onnx", "does not run on"),
+    "three_classes_for_two_logits": (_three_classes, "config.json", "reads 3 scores"),
+    "outputs_renamed": (
+        lambda c: c.update(outputs=["logits", "attention", "embedding"]),
+        "config.json",
+        "outputs",
+    ),
+    "field_missing": (lambda c: c.pop("decision"), "config.json", "missing fields"),
+}
+
+
+@pytest.mark.parametrize("edit", SIGNED_EDITS)
+def test_a_config_edit_that_passes_the_digests_fails_validation(artifacts, edit, tmp_path):
+    change, member, reason = SIGNED_EDITS[edit]
+    path = tmp_path / "model.onnx.zip"
+    contents = members(artifacts["self_attentive"][1])
+    config = json.loads(contents["config.json"])
+    change(config)
+    contents["config.json"] = json.dumps(config).encode()
+    write_signed(path, contents)
+    with pytest.raises(ArtifactError, match=reason) as refused:
+        OnnxTextClassifier(path)
+    assert refused.value.member == member
+
+
+def test_a_zip_bomb_is_refused_before_decompression(artifacts, tmp_path):
+    path = artifacts["self_attentive"][1]
+    declared = shutil.copy(path, tmp_path / "declared.onnx.zip")
+    declare_size(declared, "model.onnx", 2**32 - 1)
+    with pytest.raises(ArtifactError, match="model.onnx: the archive declares 4294967295"):
+        OnnxTextClassifier(declared)
+    contents = members(path)
+    contents["model.onnx"] = bytes(64 * 2**20)  # 64 MiB that compress to 64 KiB
+    bomb = tmp_path / "bomb.onnx.zip"
+    write_signed(bomb, contents)
+    assert bomb.stat().st_size < 2**20
+    tracemalloc.start()
+    try:
+        with pytest.raises(ArtifactError, match="over the limit of 16777216"):
+            OnnxTextClassifier(bomb, max_bytes=16 * 2**20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 2**20, peak  # nothing of the 64 MiB was decompressed
 
 
 def test_bad_documents_give_clear_errors(artifacts):
     _, path = artifacts["self_attentive"]
     served = OnnxTextClassifier(path)
-    with pytest.raises(TypeError, match="single string"):
+    with pytest.raises(TypeError, match="single str"):
         served.predict("a film")
     with pytest.raises(TypeError, match=r"X\[1\] is NoneType"):
         served.predict(["a film", None])
     with pytest.raises(ValueError, match="not UTF-8"):
         served.predict([b"\xff\xfe"])
     assert served.predict([b"good"]).shape == (1,)
+
+
+def test_containers_that_are_not_documents_are_refused(artifacts):
+    model, path = artifacts["self_attentive"]
+    served = OnnxTextClassifier(path)
+    texts = ["a good film", "a bad plot", ""]
+    for X, words in [
+        ({"text": "a good film"}, "reads its keys"),
+        ({"a good film", "a bad plot"}, "order is not fixed"),
+        (pd.DataFrame({"text": texts, "id": ["1", "2", "3"]}), "2 columns"),
+        ("a good film", "its characters"),
+    ]:
+        with pytest.raises(TypeError, match=words):
+            served.predict(X)
+    expected = model.predict(texts)
+    np.testing.assert_array_equal(served.predict(pd.Series(texts)), expected)
+    np.testing.assert_array_equal(served.predict(pd.DataFrame({"text": texts})), expected)
+
+
+def test_a_pair_model_reads_a_data_frame_by_its_column_names(artifacts):
+    model, path = artifacts["pair"]
+    served = OnnxTextClassifier(path)
+    assert served.feature_names_in_ == ["premise", "hypothesis"] == model.feature_names_in_.tolist()
+    frame = pd.DataFrame(PAIRS[:12], columns=["premise", "hypothesis"])
+    expected = model.predict(PAIRS[:12])
+    swapped = frame[["hypothesis", "premise"]]  # the same pairs, columns in another order
+    for runtime in (model, served):
+        np.testing.assert_array_equal(runtime.predict(swapped), expected)
+        with pytest.raises(ValueError, match=r"missing: \['premise'\]"):
+            runtime.predict(frame.rename(columns={"premise": "first"}))
+        with pytest.raises(TypeError, match="is a dict"):
+            runtime.predict({"premise": "a cat", "hypothesis": "a dog"})
+    with pytest.raises(TypeError, match=r"X\[0\] is a dict, not a pair"):
+        served.predict([{"premise": "a cat", "hypothesis": "a dog"}])
+
+
+def test_the_ngram_cache_never_exceeds_its_limit():
+    config = {
+        "lowercase": True,
+        "token_pattern": r"(?u)\w+",
+        "tokenizer": None,
+        "strip_accents": None,
+        "analyzer": "word",
+        "sentence_split": None,
+        "max_length": None,
+        "max_sentences": None,
+        "max_sentence_length": None,
+        "subword_buckets": 1000,
+        "ngram_range": [3, 5],
+        "max_ngrams": 32,
+        "id_to_token": ["<pad>", "<unk>", "<empty>"],
+        "empty_id": 1,
+    }
+    small = TextPipeline(config, ngram_cache_size=50)
+    sizes = []
+    for i in range(500):
+        assert small.ngram_ids(f"word{i}") == ngram_ids(f"word{i}", 1000)
+        sizes.append(len(small._ngram_cache))
+    assert max(sizes) == 50 and sizes[49] == 50
+    assert small.ngram_ids("word499") == ngram_ids("word499", 1000)  # a hit, still right
+    pipeline = TextPipeline(config)  # the default limit
+    for i in range(NGRAM_CACHE_SIZE + 1000):
+        pipeline.ngram_ids(f"t{i}")
+    assert len(pipeline._ngram_cache) == NGRAM_CACHE_SIZE
 
 
 def test_serving_imports_neither_torch_skorch_sklearn_nor_scipy(artifacts):

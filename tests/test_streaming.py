@@ -13,7 +13,7 @@ from skorch.callbacks import Callback
 from skattn import save
 from skattn.__main__ import main
 from skattn.compare import read_documents
-from skattn.text import DocumentFile, iter_chunks, iter_documents, iter_predictions
+from skattn.text._encoder import DocumentFile, iter_chunks, iter_documents, iter_predictions
 
 from estimators import small_hierarchical, small_self_attentive
 
@@ -105,7 +105,7 @@ def test_predict_command_streams_a_file_to_json_lines(fitted, toy, tmp_path):
     np.testing.assert_allclose(
         [row[f"proba_{model.classes_[1]}"] for row in rows], proba[:, 1], atol=1e-6
     )
-    assert not (tmp_path / "out.jsonl.partial").exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl", "m.skattn", "out.jsonl"]
 
 
 def test_a_stream_that_fails_leaves_an_earlier_output_as_it_was(fitted, toy, tmp_path):
@@ -119,7 +119,7 @@ def test_a_stream_that_fails_leaves_an_earlier_output_as_it_was(fitted, toy, tmp
     argv = ["predict", str(tmp_path / "m.skattn"), str(source), "--output", str(output)]
     assert main([*argv, "--chunk-size", "5"]) == 1
     assert output.read_text(encoding="utf-8") == "what the user had\n"
-    assert not (tmp_path / "out.csv.partial").exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl", "m.skattn", "out.csv"]
 
 
 @pytest.mark.parametrize(
@@ -176,7 +176,7 @@ def test_a_streamed_encoding_can_live_on_disk(polarity_small, tmp_path):
     np.testing.assert_array_equal(on_disk.token_ids, whole.token_ids)
     np.testing.assert_array_equal(on_disk.token_types, whole.token_types)
     # A network trains on it as on the in-memory corpus.
-    from skattn.text import DocumentDataset
+    from skattn.text._encoder import DocumentDataset
 
     batch, _ = DocumentDataset(on_disk, np.zeros(200, dtype=np.int64)).collate(np.arange(5))
     reference, _ = DocumentDataset(whole, np.zeros(200, dtype=np.int64)).collate(np.arange(5))

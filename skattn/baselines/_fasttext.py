@@ -38,6 +38,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from skattn.decisions import DecisionRule
 from skattn.utils._params import POSITIVE_INT, Interval, Options, validate_params
 from skattn.utils._validation import check_labels, check_text_input, seed_from, text_input_tags
 
@@ -306,8 +307,8 @@ class FastTextClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_documents,)
         """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        proba = self.predict_proba(X)  # checks that the model is fitted
+        return DecisionRule.argmax(self.classes_).decide(proba)
 
     def score(self, X: Sequence[str], y, sample_weight=None) -> float:
         """Accuracy of ``predict`` on documents ``X`` with true labels ``y``.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from skattn.datasets._corpora import (
     fetch_trec,
 )
 from skattn.text._streaming import iter_documents
+from skattn.utils._csv import csv_rows
 
 #: File suffixes read as tables (a header row, or one JSON object a line).
 TABLE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
@@ -98,7 +98,7 @@ def read_table(
     path = Path(path)
     with open(path, encoding="utf-8", newline="") as handle:
         if path.suffix.lower() == ".csv":
-            rows = list(csv.DictReader(handle))
+            rows = list(csv_rows(handle, path))
         elif path.suffix.lower() in TABLE_SUFFIXES:
             rows = [json.loads(line) for line in handle if line.strip()]
         else:
@@ -155,7 +155,7 @@ def read_documents(path: str | os.PathLike, text_column: str = "text") -> list[s
     path : str or path-like
         ``.csv``, ``.jsonl``, ``.ndjson`` or ``.parquet`` (its
         ``text_column``); any other file is UTF-8 text holding one document
-        a line (see :func:`skattn.text.iter_documents`).
+        a line (see :func:`skattn.text._encoder.iter_documents`).
     text_column : str, default="text"
         The column (key) holding the text of a table.
 

@@ -9,7 +9,6 @@ to get the file.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import os
 import re
@@ -23,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.utils import Bunch
+
+from skattn.utils._csv import csv_rows
 
 _NLTK_DATA = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/"
 
@@ -685,7 +686,7 @@ def fetch_goemotions(*, subset="train", data_home=None, download_if_missing=True
         path = fetch_file(f"goemotions_{part}", data_home, download_if_missing)
         # Some comments are CSV-quoted (with doubled quotes inside).
         with open(path, encoding="utf-8", newline="") as handle:
-            for text, labels, comment_id in csv.reader(handle, delimiter="\t"):
+            for text, labels, comment_id in csv_rows(handle, path, as_dicts=False, delimiter="\t"):
                 data.append(text)
                 label_lists.append([int(label) for label in labels.split(",")])
                 comment_ids.append(comment_id)

@@ -44,6 +44,7 @@ from sklearn.utils.validation import check_is_fitted
 from skorch.callbacks import EarlyStopping
 from skorch.history import History
 
+from skattn.decisions import DecisionRule
 from skattn.embeddings._vectors import check_embeddings_source, corpus_sentences, initial_vectors
 from skattn.explain._attribution import (
     DEFAULT_METHOD,
@@ -311,6 +312,14 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         """``X`` validated: a list with one sample (here a str) per row."""
         return check_text_input(X)
 
+    def _check_fit_input(self, X: Any) -> tuple[list, list[str] | None]:
+        """``X`` validated for ``fit``, and the column names it is read by (or None)."""
+        return self._check_input(X), None
+
+    def _stream_input(self, X: Any) -> Any:
+        """What ``predict_iter`` and its siblings iterate over: here ``X`` itself."""
+        return X
+
     def _fit_encode(self, encoder: TextEncoder, X: Iterable, memmap_dir=None) -> EncodedCorpus:
         """Fit ``encoder`` on samples (validated a chunk at a time) and encode them."""
         return encoder.fit_encode_stream(X, memmap_dir=memmap_dir)
@@ -370,8 +379,9 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         # Under an accelerator, the accelerator places the network.
         device = resolve_device(self.device) if accelerator is None else str(accelerator.device)
         streamed = self._reads_streams and is_document_stream(X)
+        feature_names = None
         if not streamed:
-            X = self._check_input(X)
+            X, feature_names = self._check_fit_input(X)
         # A stream's documents are counted as they are encoded: until then
         # the targets must agree with themselves (and are checked against
         # the count before any training).
@@ -475,6 +485,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
             n_blank=int(corpus.n_blank),
             embedding_coverage=coverage,
             choices=choices,
+            feature_names_in=feature_names,
         )
 
     def _epochs_for(self, train: DocumentDataset) -> EpochChoice:
@@ -595,6 +606,11 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         self.embedding_coverage_ = attributes["embedding_coverage"]
         self.choices_ = attributes.get("choices", {})
         self.history_ = net.history
+        names = attributes.get("feature_names_in")
+        if names is None:  # scikit-learn's convention: set only when fit saw column names
+            self.__dict__.pop("feature_names_in_", None)
+        else:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
         return self
 
     def get_fitted_state(self) -> FittedState:
@@ -624,9 +640,14 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                 "embedding_coverage": self.embedding_coverage_,
                 "choices": self.choices_,
                 "history": self.history_.to_list(),
+                "feature_names_in": self._fitted_feature_names(),
             },
             weights={k: v.detach().cpu() for k, v in self.net_.module_.state_dict().items()},
         )
+
+    def _fitted_feature_names(self) -> list[str] | None:
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else [str(name) for name in names]
 
     def set_fitted_state(self, state: FittedState):
         """Become the fitted estimator that ``state`` describes (on ``device``).
@@ -784,7 +805,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         >>> [chunk.shape for chunk in clf.predict_iter(iter(["good"] * 5), chunk_size=2)]
         [(2,), (2,), (1,)]
         """
-        return iter_predictions(self, X, "predict", chunk_size)
+        return iter_predictions(self, self._stream_input(X), "predict", chunk_size)
 
     def transform_iter(
         self, X: Iterable[str], chunk_size: int = DEFAULT_CHUNK_SIZE
@@ -809,7 +830,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         >>> [chunk.shape for chunk in clf.transform_iter(["good"] * 3, chunk_size=2)]
         [(2, 16), (1, 16)]
         """
-        return iter_predictions(self, X, "transform", chunk_size)
+        return iter_predictions(self, self._stream_input(X), "transform", chunk_size)
 
     # -- what explanations explain (see skattn.explain._attribution) ------------------
     def _output_scores(self, logits: np.ndarray) -> np.ndarray:
@@ -854,7 +875,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         target_names : sequence of str, optional
             Multi-label: each label's name, shown instead of its index.
         method : str, optional
-            :data:`skattn.explain.METHODS` (``"sentence_occlusion"``:
+            :data:`skattn.explain._explanations.METHODS` (``"sentence_occlusion"``:
             hierarchical models). Default: ``"integrated_gradients"``, the
             most faithful measured (user guide, *Explanations*).
         n_steps : int, default=4
@@ -1092,7 +1113,7 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         # Multi-label: the most probable of the predicted labels (of all
         # labels when none is predicted), so a page never explains a label
         # it does not show as predicted while another one is.
-        predicted = self._decide(scores).astype(bool)
+        predicted = self.decision_rule_.decide(scores).astype(bool)
         chosen = np.where(predicted.any(axis=1, keepdims=True), predicted, True)
         return np.argmax(np.where(chosen, scores, -np.inf), axis=1)
 
@@ -1103,7 +1124,7 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         return torch.log_softmax(logits.float(), dim=1)[rows, columns]
 
     def _shown_prediction(self, scores: np.ndarray) -> dict[str, Any]:
-        decided = self._decide(scores[None, :])[0]
+        decided = self.decision_rule_.decide(scores[None, :])[0]
         if self._multilabel:
             chosen = decided.astype(bool)
             return {
@@ -1192,15 +1213,31 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         # Estimators pickled before thresholds existed have none.
         return getattr(self, "thresholds_", None)
 
-    def _decide(self, proba: np.ndarray) -> np.ndarray:
-        """Predictions from probabilities: indicator rows (multi-label) or labels."""
+    @property
+    def decision_rule_(self) -> DecisionRule:
+        """How ``predict`` turns probabilities into labels (:mod:`skattn.decisions`).
+
+        The most probable class; ``classes_[1]`` at ``thresholds_[0]`` for a
+        binary model with a threshold; each label at its ``thresholds_``
+        (0.5 without) for a multi-label one. An exported artefact carries
+        it, and the serving runtime and the command line apply it.
+
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveClassifier
+        >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, threshold=0.3,
+        ...                               random_state=0).fit(["good", "bad"] * 4, [1, 0] * 4)
+        >>> clf.decision_rule_.kind, clf.decision_rule_.thresholds
+        ('threshold', (0.3,))
+        """
+        check_is_fitted(self, "net_")
         thresholds = self._thresholds
         if self._multilabel:
-            cut = 0.5 if thresholds is None else thresholds
-            return (proba >= cut).astype(self._target_dtype or np.int64)
+            dtype = getattr(self, "_target_dtype", None)
+            return DecisionRule.multilabel(len(self.classes_), thresholds, dtype)
         if thresholds is None:
-            return self.classes_[np.argmax(proba, axis=1)]
-        return self.classes_[(proba[:, 1] >= thresholds[0]).astype(np.int64)]
+            return DecisionRule.argmax(self.classes_)
+        return DecisionRule.threshold(self.classes_, float(thresholds[0]))
 
     def predict_proba_iter(
         self, X: Iterable[str], chunk_size: int = DEFAULT_CHUNK_SIZE
@@ -1224,7 +1261,7 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         >>> [chunk.shape for chunk in clf.predict_proba_iter(["good"] * 3, chunk_size=2)]
         [(2, 2), (1, 2)]
         """
-        return iter_predictions(self, X, "predict_proba", chunk_size)
+        return iter_predictions(self, self._stream_input(X), "predict_proba", chunk_size)
 
     def decision_function(self, X: Sequence[str]) -> np.ndarray:
         """Raw scores: logits (n, n_classes), log-odds of ``classes_[1]`` (n,) if binary.
@@ -1276,7 +1313,7 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
             Multi-label: 0/1 of the dtype of the fitted ``y``, a CSR
             matrix if that ``y`` was sparse.
         """
-        decided = self._decide(self.predict_proba(X))
+        decided = self.decision_rule_.decide(self.predict_proba(X))
         return sp.csr_matrix(decided) if self._multilabel and self._sparse_target else decided
 
     def score(self, X: Sequence[str], y: Sequence[Any], sample_weight=None) -> float:
@@ -1381,8 +1418,26 @@ class AttentionRegressorBase(RegressorMixin, AttentionEstimatorBase):
     def _fitted_targets(self) -> dict[str, Any]:
         return {"target_mean": self.target_mean_, "target_scale": self.target_scale_}
 
+    @property
+    def decision_rule_(self) -> DecisionRule:
+        """How ``predict`` turns the network's outputs into targets (:mod:`skattn.decisions`).
+
+        The outputs, standardised in training, times ``target_scale_`` plus
+        ``target_mean_``, in the shape of the fitted ``y``.
+
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveRegressor
+        >>> reg = SelfAttentiveRegressor(hidden_size=2, max_epochs=1, random_state=0)
+        >>> reg.fit(["good", "bad"] * 4, [3.0, 1.0] * 4).decision_rule_.target_mean
+        (2.0,)
+        """
+        check_is_fitted(self, "net_")
+        return DecisionRule.regression(self.target_mean_, self.target_scale_, self._target_ndim)
+
     def _output_scores(self, logits: np.ndarray) -> np.ndarray:
-        return logits.astype(np.float64) * self.target_scale_ + self.target_mean_
+        # The explained values: predict's, always one column per output.
+        return self.decision_rule_.decide(logits).reshape(len(logits), -1)
 
     def _explained_columns(self, scores: np.ndarray) -> np.ndarray:
         # One explanation per document: of the first output.
@@ -1416,8 +1471,7 @@ class AttentionRegressorBase(RegressorMixin, AttentionEstimatorBase):
         ndarray of float64, shape (n_documents,) or (n_documents, n_outputs)
             The shape of the ``y`` the model was fitted on.
         """
-        predictions = self._output_scores(self.document_outputs(X)["logits"])
-        return predictions[:, 0] if self._target_ndim == 1 else predictions
+        return self.decision_rule_.decide(self.document_outputs(X)["logits"])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

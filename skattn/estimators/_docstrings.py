@@ -295,6 +295,10 @@ thresholds_ : ndarray of float or None
     The probability thresholds ``predict`` applies: one per label
     (multi-label), one on ``classes_[1]`` (binary), or None when the most
     probable class is predicted (see ``threshold``).
+decision_rule_ : skattn.decisions.DecisionRule
+    How ``predict`` turns probabilities into labels (from ``classes_`` and
+    ``thresholds_``); an exported artefact, the serving runtime and the
+    command line apply the same rule.
 net_ : skattn.training.AttentionNet or skattn.training.AttentionMultiLabelNet
     The trained network, a skorch ``NeuralNetClassifier`` (a ``NeuralNet``
     for multi-label ``y``); ``net_.history`` holds the epochs.
@@ -306,6 +310,8 @@ target_mean_, target_scale_ : ndarray of shape (n_outputs,)
     Each output's mean and standard deviation over the fit data (a
     constant output: scale 1). The network learns (y − mean) / scale;
     ``predict`` undoes it.
+decision_rule_ : skattn.decisions.DecisionRule
+    That rule (``kind="regression"``), as an exported artefact carries it.
 net_ : skattn.training.AttentionRegressionNet
     The trained network, a skorch ``NeuralNetRegressor``
     (``net_.history`` holds the epochs).

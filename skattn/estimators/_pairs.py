@@ -29,7 +29,7 @@ from skattn.explain._erasure import PairDocuments
 from skattn.nn._pair import SelfAttentivePairNet
 from skattn.text._encoder import DEFAULT_TOKEN_PATTERN, EncodedCorpus, TextEncoder
 from skattn.text._ordering import text_digests
-from skattn.text._pairs import PairCorpus, PairDataset, check_pair_input
+from skattn.text._pairs import PairCorpus, PairDataset, check_pair_input, pair_column_names
 from skattn.utils._params import POSITIVE_INT, Options
 
 __all__ = ["SelfAttentivePairClassifier", "SelfAttentivePairModel", "SelfAttentivePairRegressor"]
@@ -178,7 +178,16 @@ class SelfAttentivePairModel(TransformerMixin):
 
     # -- pairs as input -------------------------------------------------------
     def _check_input(self, X: Any) -> list[tuple[str, str]]:
-        return check_pair_input(X)
+        # A DataFrame is read by the column names seen at fit, when fit saw some.
+        names = getattr(self, "feature_names_in_", None)
+        return check_pair_input(X, feature_names=None if names is None else list(names))
+
+    def _check_fit_input(self, X: Any) -> tuple[list[tuple[str, str]], list[str] | None]:
+        return check_pair_input(X), pair_column_names(X)
+
+    def _stream_input(self, X: Any) -> list[tuple[str, str]]:
+        # Pairs are read whole (a DataFrame by its rows, not its column names).
+        return self._check_input(X)
 
     def _fit_encode(self, encoder: TextEncoder, X: list, memmap_dir=None) -> PairCorpus:
         return PairCorpus.fit_encode(encoder, X)
@@ -272,6 +281,9 @@ class SelfAttentivePairClassifier(SelfAttentivePairModel, AttentionClassifierBas
     ----------
     %(classifier_attributes)s
     %(fitted_attributes)s
+    feature_names_in_ : ndarray of str
+        The two column names of a DataFrame ``X`` at fit (only then):
+        a DataFrame is read by these names afterwards, in this order.
 
     Examples
     --------
@@ -433,6 +445,9 @@ class SelfAttentivePairRegressor(SelfAttentivePairModel, AttentionRegressorBase)
     ----------
     %(regressor_attributes)s
     %(fitted_attributes)s
+    feature_names_in_ : ndarray of str
+        The two column names of a DataFrame ``X`` at fit (only then):
+        a DataFrame is read by these names afterwards, in this order.
 
     Examples
     --------

@@ -71,6 +71,8 @@ from typing import Any
 
 import numpy as np
 
+from skattn.utils._archives import atomic_write
+
 _CSS = (
     "body{font-family:sans-serif;margin:1em}"
     ".doc{border:1px solid #ccc;border-radius:4px;padding:.5em;margin:.5em 0;overflow-x:auto}"
@@ -473,7 +475,7 @@ def to_html(records: list[dict], title: str = "skattn explanations", faithfulnes
     records : list of dict
         What ``explain`` returns.
     title : str, default="skattn explanations"
-    faithfulness : skattn.explain.FaithfulnessReport, optional
+    faithfulness : skattn.explain._explanations.FaithfulnessReport, optional
         Stated at the top of the page (see :func:`faithfulness_summary`).
 
     Returns
@@ -858,7 +860,7 @@ def plot(record: dict, ax=None, faithfulness=None):
     record : dict
         One element of ``explain``'s result.
     ax : matplotlib Axes, optional
-    faithfulness : skattn.explain.FaithfulnessReport, optional
+    faithfulness : skattn.explain._explanations.FaithfulnessReport, optional
         Stated under the figure (see :func:`faithfulness_summary`).
 
     Returns
@@ -925,7 +927,7 @@ class Explanations(list):
 
     def __init__(self, records=(), faithfulness=None):
         super().__init__(records)
-        #: The :class:`~skattn.explain.FaithfulnessReport` measured on
+        #: The :class:`~skattn.explain._explanations.FaithfulnessReport` measured on
         #: these documents (``explain(..., faithfulness=True)``), or None.
         self.faithfulness = faithfulness
 
@@ -938,9 +940,11 @@ class Explanations(list):
         return to_html(self, title, self.faithfulness)
 
     def save_html(self, path) -> Path:
-        """Write the HTML page to ``path`` (UTF-8) and return the path."""
+        """Write the HTML page to ``path`` (UTF-8, atomically) and return the path."""
         path = Path(path)
-        path.write_text(self.to_html(), encoding="utf-8")
+        page = self.to_html()
+        with atomic_write(path) as handle:
+            handle.write(page)
         return path
 
     def plot(self, index: int = 0, ax=None):

@@ -12,13 +12,11 @@ the artefact (:mod:`skattn.serving._runtime`) does not.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import subprocess
 import sys
 import tempfile
 import warnings
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +25,14 @@ import torch
 from torch import nn
 
 from skattn.nn._self_attentive import pool_hops
+from skattn.serving._artifact import CONFIG, NETWORK, OUTPUTS, check_config
 from skattn.text._subwords import MAX_NGRAMS, NGRAM_RANGE
-from skattn.text._unicode import json_text
+from skattn.utils._archives import write_archive
 
 __all__ = ["export"]
 
-#: Format name and version written into every artefact's config.
-FORMAT, FORMAT_VERSION = "skattn-onnx", 1
+#: Format name and version written into every artefact's config (see skattn.serving._artifact).
+FORMAT, FORMAT_VERSION = "skattn-onnx", 2
 #: onnxruntime 1.2x runs opsets up to 21+; 18 is what the exporter targets well.
 OPSET = 18
 
@@ -141,19 +140,6 @@ class HierarchicalGraph(nn.Module):
         return logits, sentence_weights, word_weights.reshape(batch, n_sentences, n_words), document
 
 
-def _classes(estimator) -> dict[str, Any]:
-    """``classes_`` as JSON, with the numpy kind to restore it."""
-    classes = np.asarray(estimator.classes_)
-    if classes.dtype.kind not in "biufUO":
-        raise ValueError(f"classes of dtype {classes.dtype} cannot be written to JSON.")
-    values = classes.tolist()
-    if classes.dtype.kind == "O" and not all(
-        isinstance(v, (str, int, float, bool)) for v in values
-    ):
-        raise ValueError("only str, int, float and bool classes can be exported.")
-    return {"values": values, "dtype": classes.dtype.str if classes.dtype.kind != "O" else "object"}
-
-
 def _text_config(estimator) -> dict[str, Any]:
     encoder = estimator.encoder_
     for name in ("tokenizer", "sentence_split"):
@@ -188,23 +174,26 @@ def _text_config(estimator) -> dict[str, Any]:
 
 
 def _task_config(estimator) -> dict[str, Any]:
+    """The task and the decision rule (:mod:`skattn.decisions`) of a fitted estimator."""
     from skattn.estimators._base import AttentionClassifierBase, AttentionRegressorBase
 
     if isinstance(estimator, AttentionClassifierBase):
-        targets = estimator._target_attributes()
-        return {
-            "task": "classifier",
-            "classes": _classes(estimator),
-            **{name: targets[name] for name in ("multilabel", "thresholds", "target_dtype")},
-        }
-    if isinstance(estimator, AttentionRegressorBase):
-        return {
-            "task": "regressor",
-            "target_mean": np.asarray(estimator.target_mean_, dtype=np.float64).tolist(),
-            "target_scale": np.asarray(estimator.target_scale_, dtype=np.float64).tolist(),
-            "target_ndim": int(estimator._target_ndim),
-        }
-    raise TypeError(f"cannot export {type(estimator).__name__}: not a skattn text estimator.")
+        task = "classifier"
+        classes = np.asarray(estimator.classes_)
+        values = classes.tolist()
+        if classes.dtype.kind == "O" and not all(
+            isinstance(v, (str, int, float, bool)) for v in values
+        ):
+            raise ValueError("only str, int, float and bool classes can be exported.")
+    elif isinstance(estimator, AttentionRegressorBase):
+        task = "regressor"
+    else:
+        raise TypeError(f"cannot export {type(estimator).__name__}: not a skattn text estimator.")
+    config = {"task": task, "decision": estimator.decision_rule_.to_config()}
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        config["feature_names_in"] = [str(name) for name in names]
+    return config
 
 
 def _unwrap(estimator):
@@ -225,9 +214,14 @@ def export(estimator, path: str | Path) -> Path:
     outputs: logits, attention weights and the embedding or document
     vector) and, as JSON, everything the text needs: tokenizer settings,
     sentence splitting, truncation limits, the vocabulary with its
-    unknown-word and blank-document ids, subword hashing, and the classes
-    or the regression targets' scale. :class:`skattn.serving.OnnxTextClassifier`
-    and its siblings serve it with numpy and onnxruntime only.
+    unknown-word and blank-document ids, subword hashing, and the
+    estimator's decision rule (``decision_rule_``: its classes and
+    thresholds, or the regression targets' scale). A manifest records the
+    SHA-256 and size of both members (:mod:`skattn.serving._artifact`). The
+    file is written under a temporary name in the same folder and renamed,
+    so an existing file is replaced only by a complete one.
+    :class:`skattn.serving.OnnxTextClassifier` and its siblings serve it
+    with numpy and onnxruntime only.
 
     Parameters
     ----------
@@ -260,6 +254,21 @@ def export(estimator, path: str | Path) -> Path:
     >>> served.predict(["a good film"]).tolist()  # doctest: +SKIP
     ['pos']
     """
+    model, config = _artifact_config(estimator)
+    config = check_config(config, path)  # what the runtime checks, before the slow export
+    onnx_bytes, outputs = _export_network(
+        model.net_.module_, config["architecture"], config["text"]
+    )
+    if outputs != config["outputs"]:
+        raise RuntimeError(
+            f"the exported network's outputs are {outputs}, not {config['outputs']}."
+        )
+    members = {CONFIG: json.dumps(config, ensure_ascii=False).encode("utf-8"), NETWORK: onnx_bytes}
+    return write_archive(path, members)
+
+
+def _artifact_config(estimator) -> tuple[Any, dict[str, Any]]:
+    """The estimator whose network is exported, and the artefact's configuration."""
     model, embedder_output = _unwrap(estimator)
     if not hasattr(model, "net_"):
         raise ValueError(f"the {type(model).__name__} is not fitted; call fit first.")
@@ -276,17 +285,11 @@ def export(estimator, path: str | Path) -> Path:
         "architecture": architecture,
         "text": _text_config(model),
         **_task_config(model),
+        "outputs": OUTPUTS[architecture],
     }
     if embedder_output is not None:
         config["embedder_output"] = embedder_output
-    onnx_bytes, outputs = _export_network(model.net_.module_, architecture, config["text"])
-    config["outputs"] = outputs
-    config["onnx_sha256"] = hashlib.sha256(onnx_bytes).hexdigest()
-    path = Path(path)
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("config.json", json_text(config))
-        archive.writestr("model.onnx", onnx_bytes)
-    return path
+    return model, config
 
 
 def _export_network(module: nn.Module, architecture: str, text: dict) -> tuple[bytes, list[str]]:

@@ -7,16 +7,18 @@ folder (``skattn/__init__.py`` imports nothing heavy either).
 
 from __future__ import annotations
 
-import hashlib
-import json
-import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from skattn.decisions import DecisionRule
+from skattn.serving._artifact import CONFIG, NETWORK, ArtifactError, read_artifact
 from skattn.serving._text import TextPipeline
+from skattn.text._streaming import check_document_iterable
+from skattn.utils._archives import DEFAULT_MAX_BYTES
 
 __all__ = [
     "ArtifactError",
@@ -27,105 +29,71 @@ __all__ = [
     "read_artifact",
 ]
 
-FORMAT = "skattn-onnx"
-SUPPORTED_VERSIONS = (1,)
+_PAIRS = "pairs of texts, e.g. [(first, second)] or a 2-column DataFrame"
 
 
-class ArtifactError(ValueError):
-    """An artefact that cannot be read: not a zip, truncated, altered or of another format.
-
-    Examples
-    --------
-    >>> issubclass(ArtifactError, ValueError)
-    True
-    """
-
-
-def read_artifact(path: str | Path) -> tuple[dict[str, Any], bytes]:
-    """The config and the ONNX bytes of an artefact, checked before onnxruntime sees them.
-
-    Raises
-    ------
-    ArtifactError
-        The file is not a skattn artefact, is truncated or corrupted (its
-        ONNX bytes do not match the recorded SHA-256), or was written by a
-        newer format.
-
-    Examples
-    --------
-    >>> read_artifact("missing.onnx.zip")
-    Traceback (most recent call last):
-    ...
-    FileNotFoundError: missing.onnx.zip does not exist.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} does not exist.")
-    try:
-        with zipfile.ZipFile(path) as archive:
-            config = json.loads(archive.read("config.json").decode("utf-8"))
-            onnx_bytes = archive.read("model.onnx")
-    except (
-        zipfile.BadZipFile,
-        KeyError,
-        EOFError,
-        json.JSONDecodeError,
-        UnicodeDecodeError,
-    ) as error:
-        raise ArtifactError(
-            f"{path} is not a readable skattn artefact (truncated, corrupted or another "
-            f"kind of file): {error}. Export the model again with skattn.serving.export."
-        ) from error
-    if config.get("format") != FORMAT:
-        raise ArtifactError(f"{path} is not a skattn artefact (format {config.get('format')!r}).")
-    if config.get("format_version") not in SUPPORTED_VERSIONS:
-        raise ArtifactError(
-            f"{path} has format version {config.get('format_version')}; this runtime reads "
-            f"{SUPPORTED_VERSIONS}. Upgrade skattn."
-        )
-    if hashlib.sha256(onnx_bytes).hexdigest() != config.get("onnx_sha256"):
-        raise ArtifactError(f"{path}: the network's bytes do not match their checksum (corrupted).")
-    return config, onnx_bytes
+def _text(value: Any, where: str) -> str:
+    """One text: a str, or UTF-8 bytes decoded."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{where} is bytes that are not UTF-8: {error}.") from None
+    if not isinstance(value, str):
+        raise TypeError(f"{where} is {type(value).__name__} ({value!r}); every text must be a str.")
+    return value
 
 
 def _check_documents(X: Any) -> list[str]:
-    """A list of str from a sequence of documents (bytes must be UTF-8), or a clear error."""
-    if isinstance(X, (str, bytes)):
-        raise TypeError("X is a single string; pass a list of documents, e.g. [text].")
-    if not isinstance(X, Iterable):
-        raise TypeError(f"X must be a sequence of documents, not {type(X).__name__}.")
-    documents = []
-    for i, doc in enumerate(X):
-        if isinstance(doc, bytes):
-            try:
-                doc = doc.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise ValueError(f"X[{i}] is bytes that are not UTF-8: {error}.") from None
-        if not isinstance(doc, str):
-            raise TypeError(
-                f"X[{i}] is {type(doc).__name__} ({doc!r}); every document must be a str."
-            )
-        documents.append(doc)
+    """A list of str from an ordered iterable of documents (bytes must be UTF-8).
+
+    A str, a dict, a set or a DataFrame of several columns is refused
+    (:func:`skattn.text._streaming.check_document_iterable`): iterating it would
+    read characters, keys, items in no order or column names.
+    """
+    documents = [_text(doc, f"X[{i}]") for i, doc in enumerate(check_document_iterable(X))]
     if not documents:
         raise ValueError("X holds no document.")
     return documents
 
 
-def _check_pairs(X: Any) -> list[tuple[str, str]]:
-    """A list of (str, str) from pairs of texts (tuples, lists or 2-column rows)."""
-    if isinstance(X, (str, bytes)) or not isinstance(X, Iterable):
-        raise TypeError("X must be a sequence of pairs of texts, e.g. [(first, second)].")
-    if hasattr(X, "itertuples"):  # a 2-column DataFrame: its rows, not its column names
-        X = X.itertuples(index=False)
+def _not_a_sequence(value: Any) -> bool:
+    return isinstance(value, (str, bytes, bytearray, Mapping, AbstractSet)) or not isinstance(
+        value, Iterable
+    )
+
+
+def _frame_pairs(frame: Any, feature_names: list[str] | None) -> Iterable:
+    """A DataFrame's pairs: its columns by the names seen at fit, else its two columns."""
+    columns = list(frame.columns)
+    if feature_names is None:
+        if len(columns) != 2:
+            raise TypeError(f"X is a DataFrame with {len(columns)} columns; expected {_PAIRS}.")
+        return frame.itertuples(index=False)
+    missing = [name for name in feature_names if name not in columns]
+    unexpected = [name for name in columns if name not in feature_names]
+    if missing or unexpected:
+        raise ValueError(
+            f"X has columns {columns}; the model was fitted on columns {feature_names}, read "
+            f"by name (missing: {missing}, unexpected: {unexpected})."
+        )
+    return zip(frame[feature_names[0]], frame[feature_names[1]])
+
+
+def _check_pairs(X: Any, feature_names: list[str] | None = None) -> list[tuple[str, str]]:
+    """A list of (str, str) from pairs of texts: tuples or lists, or a DataFrame's rows."""
+    if hasattr(X, "columns") and hasattr(X, "iloc"):
+        X = _frame_pairs(X, feature_names)
+    elif _not_a_sequence(X):
+        raise TypeError(f"X is a {type(X).__name__}; expected {_PAIRS}.")
     pairs = []
     for i, pair in enumerate(X):
-        if isinstance(pair, (str, bytes)) or not isinstance(pair, Iterable):
-            raise TypeError(f"X[{i}] is {type(pair).__name__}; each sample is a pair of texts.")
+        if _not_a_sequence(pair):
+            raise TypeError(f"X[{i}] is a {type(pair).__name__}, not a pair; expected {_PAIRS}.")
         pair = list(pair)
         if len(pair) != 2:
             raise ValueError(f"X[{i}] holds {len(pair)} texts; each sample is a pair of texts.")
-        first, second = _check_documents(pair)
-        pairs.append((first, second))
+        pairs.append((_text(pair[0], f"X[{i}][0]"), _text(pair[1], f"X[{i}][1]")))
     if not pairs:
         raise ValueError("X holds no pair.")
     return pairs
@@ -144,6 +112,26 @@ class OnnxTextModel:
         smaller groups of similar length run faster: see *Results*).
     threads : int or None, default=1
         onnxruntime's intra-op threads (None: its default, all cores).
+    max_bytes : int, default=2**30
+        The most bytes the artefact's members may declare in all, checked
+        before anything is decompressed (:func:`read_artifact`).
+
+    Attributes
+    ----------
+    config : dict
+        The artefact's validated configuration.
+    decision_rule_ : skattn.decisions.DecisionRule
+        How scores become predictions, as the estimator decided.
+    feature_names_in_ : list of str or None
+        A pair model fitted on a DataFrame: the two columns, read by name.
+
+    Raises
+    ------
+    ArtifactError
+        The artefact is unreadable, altered or invalid (see
+        :func:`read_artifact`), its network does not take the inputs its
+        configuration feeds, or gives another number of scores than its
+        decision rule reads.
 
     Examples
     --------
@@ -154,15 +142,24 @@ class OnnxTextModel:
 
     _task: str | None = None
 
-    def __init__(self, path: str | Path, *, batch_size: int | None = None, threads: int | None = 1):
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        batch_size: int | None = None,
+        threads: int | None = 1,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ):
         import onnxruntime
 
         self.path = Path(path)
-        self.config, onnx_bytes = read_artifact(self.path)
+        self.config, onnx_bytes = read_artifact(self.path, max_bytes=max_bytes)
         if self._task is not None and self.config["task"] != self._task:
             raise ArtifactError(
-                f"{self.path} holds a {self.config['estimator']} ({self.config['task']}); "
-                f"{type(self).__name__} serves a {self._task}."
+                self.path,
+                None,
+                f"it holds a {self.config['estimator']} ({self.config['task']}); "
+                f"{type(self).__name__} serves a {self._task}",
             )
         options = onnxruntime.SessionOptions()
         if threads is not None:
@@ -173,17 +170,71 @@ class OnnxTextModel:
                 onnx_bytes, options, providers=["CPUExecutionProvider"]
             )
         except Exception as error:  # onnxruntime raises its own exception types
-            raise ArtifactError(f"onnxruntime cannot load {self.path}: {error}") from error
+            raise ArtifactError(
+                self.path, NETWORK, f"onnxruntime cannot load it: {error}"
+            ) from error
         self._inputs = {i.name for i in self.session.get_inputs()}
         self.text = TextPipeline(self.config["text"])
         self.architecture = self.config["architecture"]
         self.hierarchical = self.architecture == "hierarchical"
         self.reads_pairs = self.architecture == "pair"
+        self.feature_names_in_ = self.config.get("feature_names_in")
+        self.decision_rule_ = DecisionRule.from_config(self.config["decision"])
         self.batch_size = batch_size or (8 if self.hierarchical else 64)
+        self._check_network()
+
+    def _check_network(self) -> None:
+        """The network takes the inputs the configuration feeds and gives one score per class.
+
+        One document of one token, the vocabulary's last id (and the last
+        subword bucket), is run: a vocabulary larger than the network's
+        embedding, or a decision rule for another number of classes, is
+        refused here rather than at the first request.
+        """
+        sides = ("", "_b") if self.reads_pairs else ("",)
+        required = {f"{name}{side}" for name in ("tokens", "lengths") for side in sides}
+        buckets = self.config["text"]["subword_buckets"]
+        optional = {f"subwords{side}" for side in sides} if buckets is not None else set()
+        if not required <= self._inputs or self._inputs - required - optional:
+            raise ArtifactError(
+                self.path,
+                NETWORK,
+                f"its inputs {sorted(self._inputs)} are not those {CONFIG} feeds "
+                f"({sorted(required)}, and {sorted(optional)} with subwords)",
+            )
+        outputs = [output.name for output in self.session.get_outputs()]
+        if outputs != self.config["outputs"]:
+            raise ArtifactError(
+                self.path,
+                NETWORK,
+                f"its outputs {outputs} are not {CONFIG}'s {self.config['outputs']}",
+            )
+        shape = (1, 1, 1) if self.hierarchical else (1, 1)
+        feed = {}
+        for side in sides:
+            feed[f"tokens{side}"] = np.full(
+                shape, len(self.config["text"]["id_to_token"]) - 1, dtype=np.int64
+            )
+            feed[f"lengths{side}"] = np.ones(shape[:-1], dtype=np.int64)
+            if f"subwords{side}" in self._inputs:
+                feed[f"subwords{side}"] = np.full((*shape, 1), buckets, dtype=np.int64)
+        try:
+            (logits,) = self.session.run(["logits"], feed)
+        except Exception as error:  # onnxruntime raises its own exception types
+            raise ArtifactError(
+                self.path, NETWORK, f"it does not run on {CONFIG}'s vocabulary: {error}"
+            ) from error
+        expected = self.decision_rule_.n_scores
+        if logits.shape != (1, expected):
+            raise ArtifactError(
+                self.path,
+                CONFIG,
+                f"its decision rule reads {expected} scores; {NETWORK} gives {logits.shape[1:]}",
+            )
 
     def _samples(self, X) -> list:
         """Documents, or pairs of documents for a pair model, checked."""
-        return _check_pairs(X) if self.reads_pairs else _check_documents(X)
+        return _check_pairs(X, self.feature_names_in_) if self.reads_pairs else _check_documents(X)
 
     def _batch(self, chunk: list) -> tuple[dict[str, np.ndarray], list]:
         if self.hierarchical:
@@ -290,9 +341,8 @@ class OnnxTextClassifier(OnnxTextModel):
     ----------
     path : str or Path
         An artefact of a fitted classifier (:func:`skattn.serving.export`).
-    batch_size : int or None, default=None
+    batch_size, threads, max_bytes
         See :class:`OnnxTextModel`.
-    threads : int or None, default=1
 
     Attributes
     ----------
@@ -308,11 +358,16 @@ class OnnxTextClassifier(OnnxTextModel):
 
     _task = "classifier"
 
-    def __init__(self, path: str | Path, *, batch_size: int | None = None, threads: int | None = 1):
-        super().__init__(path, batch_size=batch_size, threads=threads)
-        classes = self.config["classes"]
-        dtype = object if classes["dtype"] == "object" else np.dtype(classes["dtype"])
-        self.classes_ = np.array(classes["values"], dtype=dtype)
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        batch_size: int | None = None,
+        threads: int | None = 1,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ):
+        super().__init__(path, batch_size=batch_size, threads=threads, max_bytes=max_bytes)
+        self.classes_ = self.decision_rule_.classes_array
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities, shape (n_documents, n_classes), float64.
@@ -320,22 +375,16 @@ class OnnxTextClassifier(OnnxTextModel):
         Multi-label: each label's probability, (n_documents, n_labels).
         """
         logits = self._logits(X)
-        return _sigmoid(logits) if self.config.get("multilabel") else _softmax(logits)
+        return _sigmoid(logits) if self.decision_rule_.kind == "multilabel" else _softmax(logits)
 
     def predict(self, X) -> np.ndarray:
         """Each document's class, or its 0/1 label row (multi-label), as the estimator decides.
 
-        The estimator's ``thresholds_`` apply (multi-label and binary);
-        without them, the most probable class.
+        The estimator's decision rule (``decision_rule_``: the most probable
+        class, its tuned or fixed binary threshold, or each label's
+        threshold) is the artefact's, applied by :mod:`skattn.decisions`.
         """
-        proba = self.predict_proba(X)
-        thresholds = self.config.get("thresholds")
-        if self.config.get("multilabel"):
-            cut = 0.5 if thresholds is None else np.asarray(thresholds)
-            return (proba >= cut).astype(self.config.get("target_dtype") or np.int64)
-        if thresholds is None:
-            return self.classes_[np.argmax(proba, axis=1)]
-        return self.classes_[(proba[:, 1] >= thresholds[0]).astype(np.int64)]
+        return self.decision_rule_.decide(self.predict_proba(X))
 
 
 class OnnxTextRegressor(OnnxTextModel):
@@ -352,11 +401,7 @@ class OnnxTextRegressor(OnnxTextModel):
 
     def predict(self, X) -> np.ndarray:
         """Predicted values: shape (n,) for a 1-D training target, else (n, n_outputs)."""
-        config = self.config
-        values = self._logits(X).astype(np.float64) * np.asarray(
-            config["target_scale"]
-        ) + np.asarray(config["target_mean"])
-        return values.ravel() if config["target_ndim"] == 1 else values
+        return self.decision_rule_.decide(self._logits(X))
 
 
 class OnnxTextEmbedder(OnnxTextModel):
@@ -372,12 +417,21 @@ class OnnxTextEmbedder(OnnxTextModel):
     (1, 800)
     """
 
-    def __init__(self, path: str | Path, *, batch_size: int | None = None, threads: int | None = 1):
-        super().__init__(path, batch_size=batch_size, threads=threads)
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        batch_size: int | None = None,
+        threads: int | None = 1,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ):
+        super().__init__(path, batch_size=batch_size, threads=threads, max_bytes=max_bytes)
         if self.architecture != "self_attentive":
             raise ArtifactError(
-                f"{self.path} holds a {self.architecture} model; embeddings come from "
-                "single-text self-attentive ones."
+                self.path,
+                None,
+                f"it holds a {self.architecture} model; embeddings come from single-text "
+                "self-attentive ones",
             )
         self.output = self.config.get("embedder_output", "flatten")
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,6 +27,8 @@ EMPTY_TOKEN = "<empty>"
 _RESERVED = ("<pad>", "<unk>", "<empty>")
 _WHITE_SPACES = re.compile(r"\s\s+")
 _CHARACTER = re.compile(r"\S")
+#: Tokens whose n-gram ids a pipeline keeps at most (the least recently used go first).
+NGRAM_CACHE_SIZE = 2**14
 _SENTENCE_END = re.compile(r"(?<=[.!?\u061f\u06d4])\s+|(?<=[。！？｡।॥።։။])\s*|\n+")
 
 
@@ -62,6 +65,10 @@ class TextPipeline:
     config : dict
         The ``"text"`` section of an artefact: the encoder's settings, its
         vocabulary (``id_to_token``) and the id of blank documents.
+    ngram_cache_size : int, default=NGRAM_CACHE_SIZE
+        Tokens whose hashed n-gram ids are kept for reuse, at most (a
+        served model sees unbounded distinct tokens: the least recently
+        used are dropped).
 
     Examples
     --------
@@ -77,13 +84,18 @@ class TextPipeline:
     [[3, 1]]
     """
 
-    def __init__(self, config: dict):
+    def __init__(self, config: dict, ngram_cache_size: int = NGRAM_CACHE_SIZE):
+        if isinstance(ngram_cache_size, bool) or not isinstance(ngram_cache_size, int):
+            raise TypeError(f"ngram_cache_size must be an int, got {ngram_cache_size!r}.")
+        if ngram_cache_size < 0:
+            raise ValueError(f"ngram_cache_size must be 0 or more, got {ngram_cache_size}.")
         self.config = config
+        self.ngram_cache_size = ngram_cache_size
         self.vocabulary = {token: i for i, token in enumerate(config["id_to_token"])}
         self.vocabulary[EMPTY_TOKEN] = config["empty_id"]
         self._analyze = self._build_analyzer()
         self._split = _SPLITTERS[config["sentence_split"]]
-        self._ngram_cache: dict[str, list[int]] = {}
+        self._ngram_cache: OrderedDict[str, list[int]] = OrderedDict()
 
     def _build_analyzer(self) -> Callable[[str], list[str]]:
         config = self.config
@@ -119,10 +131,16 @@ class TextPipeline:
 
     def ngram_ids(self, token: str) -> list[int]:
         """A token's hashed character n-gram ids (none for reserved tokens)."""
-        cached = self._ngram_cache.get(token)
-        if cached is None:
-            cached = [] if token in _RESERVED else self._hash_ngrams(token)
-            self._ngram_cache[token] = cached
+        cache = self._ngram_cache
+        cached = cache.get(token)
+        if cached is not None:
+            cache.move_to_end(token)
+            return cached
+        cached = [] if token in _RESERVED else self._hash_ngrams(token)
+        if self.ngram_cache_size:
+            if len(cache) >= self.ngram_cache_size:
+                cache.popitem(last=False)
+            cache[token] = cached
         return cached
 
     def _hash_ngrams(self, word: str) -> list[int]:

@@ -9,7 +9,8 @@ batch of both sides (``tokens``/``lengths`` and ``tokens_b``/``lengths_b``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ from skattn.text._batching import DocumentDataset
 from skattn.text._encoder import EncodedCorpus, TextEncoder
 from skattn.utils._validation import check_text_input
 
-__all__ = ["PairCorpus", "PairDataset", "check_pair_input"]
+__all__ = ["PairCorpus", "PairDataset", "check_pair_input", "pair_column_names"]
 
 _HINT = (
     "expected pairs of texts: a list of (text, text) tuples, a 2-column array or a "
@@ -30,7 +31,25 @@ _HINT = (
 )
 
 
-def check_pair_input(X: Any, *, name: str = "X") -> list[tuple[str, str]]:
+def pair_column_names(X: Any) -> list[str] | None:
+    """The two column names of a DataFrame of pairs (when both are str), else None.
+
+    What a pair estimator fitted on ``X`` records as ``feature_names_in_``.
+
+    Examples
+    --------
+    >>> pair_column_names([("a", "b")]) is None
+    True
+    """
+    if not (hasattr(X, "iloc") and hasattr(X, "columns")):
+        return None
+    names = list(X.columns)
+    return names if len(names) == 2 and all(isinstance(n, str) for n in names) else None
+
+
+def check_pair_input(
+    X: Any, *, name: str = "X", feature_names: Sequence[str] | None = None
+) -> list[tuple[str, str]]:
     """Validate pairs of texts; return them as a list of ``(first, second)`` tuples.
 
     Each text is checked as :func:`skattn.utils._validation.check_text_input`
@@ -41,6 +60,10 @@ def check_pair_input(X: Any, *, name: str = "X") -> list[tuple[str, str]]:
     X : list of 2-tuples, 2-column ndarray or 2-column DataFrame
     name : str, default="X"
         How errors name the input.
+    feature_names : sequence of 2 str, optional
+        The columns a DataFrame is read by, in this order (a fitted
+        model's ``feature_names_in_``); a DataFrame must then hold exactly
+        these columns. Without it, a DataFrame's two columns in order.
 
     Returns
     -------
@@ -63,9 +86,7 @@ def check_pair_input(X: Any, *, name: str = "X") -> list[tuple[str, str]]:
     if sp.issparse(X):
         raise TypeError(f"{name} is a sparse matrix; {_HINT}.")
     if hasattr(X, "iloc") and hasattr(X, "columns"):  # a pandas DataFrame
-        if len(X.columns) != 2:
-            raise TypeError(f"{name} has {len(X.columns)} columns; {_HINT}.")
-        X = list(zip(X.iloc[:, 0].tolist(), X.iloc[:, 1].tolist()))
+        X = _frame_pairs(X, name, feature_names)
     elif isinstance(X, np.ndarray):
         if X.ndim != 2 or X.shape[1] != 2:
             raise TypeError(f"{name} has shape {X.shape}; {_HINT}.")
@@ -76,12 +97,33 @@ def check_pair_input(X: Any, *, name: str = "X") -> list[tuple[str, str]]:
     if not pairs:
         raise ValueError(f"{name} is empty; at least one pair is needed.")
     for i, pair in enumerate(pairs):
-        if isinstance(pair, (str, bytes)) or not isinstance(pair, (Sequence, np.ndarray)):
+        if isinstance(pair, (str, bytes, Mapping, AbstractSet)) or not isinstance(
+            pair, (Sequence, np.ndarray)
+        ):
             raise TypeError(f"{name}[{i}] is a {type(pair).__name__}, not a pair; {_HINT}.")
         if len(pair) != 2:
             raise TypeError(f"{name}[{i}] holds {len(pair)} texts, not 2; {_HINT}.")
     first = check_text_input([pair[0] for pair in pairs], name=f"{name}[:, 0]")
     second = check_text_input([pair[1] for pair in pairs], name=f"{name}[:, 1]")
+    return list(zip(first, second))
+
+
+def _frame_pairs(frame: Any, name: str, feature_names: Sequence[str] | None) -> list[tuple]:
+    """A DataFrame's pairs: by ``feature_names`` when given, else its two columns in order."""
+    columns = list(frame.columns)
+    if feature_names is None:
+        if len(columns) != 2:
+            raise TypeError(f"{name} has {len(columns)} columns; {_HINT}.")
+        return list(zip(frame.iloc[:, 0].tolist(), frame.iloc[:, 1].tolist()))
+    missing = [column for column in feature_names if column not in columns]
+    unexpected = [column for column in columns if column not in feature_names]
+    if missing or unexpected:
+        raise ValueError(
+            f"{name} has columns {columns}; the model was fitted on columns "
+            f"{list(feature_names)}, which it reads by name (missing: {missing}, "
+            f"unexpected: {unexpected})."
+        )
+    first, second = (frame[column].tolist() for column in feature_names)
     return list(zip(first, second))
 
 
@@ -152,7 +194,7 @@ class PairDataset(Dataset):
     ----------
     corpus : PairCorpus
     y, sample_weight : ndarray, optional
-        As :class:`~skattn.text.DocumentDataset`'s.
+        As :class:`~skattn.text._encoder.DocumentDataset`'s.
     index : ndarray of int, optional
         The pairs this dataset exposes (default: all).
 

@@ -20,18 +20,21 @@ int32 arrays.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from skattn.utils._csv import csv_rows
+
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "DocumentFile",
+    "check_document_iterable",
     "in_stream",
     "is_document_stream",
     "iter_chunks",
@@ -72,6 +75,68 @@ def iter_chunks(documents: Iterable[Any], chunk_size: int = DEFAULT_CHUNK_SIZE) 
         yield chunk
 
 
+def check_document_iterable(X: Any, *, name: str = "X") -> Iterable[Any]:
+    """``X`` if it is an ordered iterable of documents (a 1-column DataFrame: its column).
+
+    Iterating a container that is not a sequence of documents reads
+    something else: a string its characters, a dict its keys, a DataFrame
+    its column names, a set its items in no fixed order. Those are refused.
+
+    Parameters
+    ----------
+    X : iterable
+        A list, a tuple, a 1-D array, a pandas Series or 1-column
+        DataFrame, a generator or any other iterator, a DocumentFile.
+    name : str, default="X"
+        How errors name the input.
+
+    Returns
+    -------
+    iterable
+
+    Raises
+    ------
+    TypeError
+        A str or bytes, a mapping, a set, a DataFrame of several columns,
+        an array that is not 1-D, or something that cannot be iterated.
+
+    Examples
+    --------
+    >>> check_document_iterable(["good film", "bad film"])
+    ['good film', 'bad film']
+    >>> check_document_iterable({"text": "good film"})
+    Traceback (most recent call last):
+    ...
+    TypeError: X is a dict: iterating it reads its keys, not documents; ...
+    """
+    hint = "pass a list (or another iterable) of documents, e.g. [text] or df['text']"
+    if isinstance(X, (str, bytes, bytearray)):
+        raise TypeError(
+            f"{name} is a single {type(X).__name__}: iterating it reads its characters; {hint}."
+        )
+    if isinstance(X, Mapping):
+        raise TypeError(
+            f"{name} is a {type(X).__name__}: iterating it reads its keys, not documents; {hint}."
+        )
+    if isinstance(X, AbstractSet):
+        raise TypeError(
+            f"{name} is a {type(X).__name__}: its order is not fixed, so predictions could not "
+            f"be matched to documents; {hint}."
+        )
+    if hasattr(X, "columns") and hasattr(X, "iloc"):  # a pandas DataFrame
+        if len(X.columns) != 1:
+            raise TypeError(
+                f"{name} is a DataFrame with {len(X.columns)} columns: iterating it reads its "
+                f"column names; {hint}."
+            )
+        return X.iloc[:, 0]
+    if getattr(X, "ndim", 1) != 1:
+        raise TypeError(f"{name} has shape {getattr(X, 'shape', '?')}; {hint}.")
+    if not isinstance(X, Iterable):
+        raise TypeError(f"{name} is a {type(X).__name__}, which cannot be iterated; {hint}.")
+    return X
+
+
 def iter_predictions(
     estimator,
     documents: Iterable[str],
@@ -99,6 +164,10 @@ def iter_predictions(
 
     Raises
     ------
+    TypeError
+        ``documents`` is not an ordered iterable of documents (a str, a
+        dict, a set, a DataFrame of several columns: see
+        :func:`check_document_iterable`).
     ValueError
         A document of a chunk is not text: the message names its position
         in the whole stream.
@@ -112,9 +181,15 @@ def iter_predictions(
     """
     if method not in STREAMED_METHODS:
         raise ValueError(f"method must be one of {STREAMED_METHODS}, got {method!r}.")
-    compute = getattr(estimator, method)
+    # Checked now, not at the first chunk: a wrong container fails where it is passed.
+    documents = check_document_iterable(documents)
+    chunks = iter_chunks(documents, chunk_size)
+    return _outputs_of(getattr(estimator, method), chunks)
+
+
+def _outputs_of(compute, chunks: Iterator[list]) -> Iterator[Any]:
     start = 0
-    for chunk in iter_chunks(documents, chunk_size):
+    for chunk in chunks:
         try:
             outputs = compute(chunk)
         except (TypeError, ValueError) as error:
@@ -207,7 +282,7 @@ def _table_rows(path: Path) -> Iterator[dict]:
     """The rows of a CSV or JSON Lines file, one dict at a time."""
     with open(path, encoding="utf-8", newline="") as handle:
         if path.suffix.lower() == ".csv":
-            yield from csv.DictReader(handle)
+            yield from csv_rows(handle, path)
         else:
             yield from (json.loads(line) for line in handle if line.strip())
 

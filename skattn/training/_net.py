@@ -240,7 +240,7 @@ class AttentionNet(_AttentionNetMixin, NeuralNetClassifier):
         sorted by length; 1 gives plain random batches (no bucketing).
     batch_tokens : int or None, default=None
         Token-budget training batches: up to this many tokens each (see
-        :class:`~skattn.text.BucketBatchSampler`) instead of ``batch_size``
+        :class:`~skattn.text._encoder.BucketBatchSampler`) instead of ``batch_size``
         documents.
     **kwargs
         Passed to :class:`skorch.NeuralNetClassifier`.
@@ -783,7 +783,7 @@ class ValidationMacroF1(Callback):
 
     Recorded as ``valid_f1`` (and ``valid_f1_best``) in the history, for
     multi-label fits: each label decided at the threshold that maximises
-    its F1 on these documents (:func:`skattn.model_selection.f1_thresholds`),
+    its F1 on these documents (:func:`skattn.model_selection._learning_rate.f1_thresholds`),
     as ``threshold="auto"`` will decide (with a fixed threshold it still
     measures how well each label can be separated).
 
@@ -894,7 +894,7 @@ def _process_prefix(accelerator) -> str:
     return f"rank{accelerator.process_index}_"
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def fused_optimizer_works(optimizer: type, device: str | None) -> bool:
     """Whether ``optimizer(..., fused=True)`` takes a step on ``device`` with this PyTorch.
 

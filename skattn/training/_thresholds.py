@@ -22,6 +22,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
+from skattn.decisions import DecisionRule
 from skattn.utils._params import Interval, validate_params
 from skattn.utils._validation import check_indicator_matrix
 
@@ -247,7 +248,9 @@ class TunedThresholdMultiLabelClassifier(MetaEstimatorMixin, ClassifierMixin, Ba
 
     def predict(self, X) -> np.ndarray:
         """The indicator matrix: label j where its probability reaches ``thresholds_[j]``."""
-        return (self.predict_proba(X) >= self.thresholds_).astype(self._target_dtype)
+        proba = self.predict_proba(X)  # checks that the model is fitted
+        rule = DecisionRule.multilabel(len(self.thresholds_), self.thresholds_, self._target_dtype)
+        return rule.decide(proba)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
