@@ -14,7 +14,7 @@ from sklearn.preprocessing import FunctionTransformer
 from skattn import load, save
 from skattn.compare import f1_scores
 from skattn.datasets import fetch_goemotions
-from skattn.model_selection._learning_rate import f1_thresholds
+from skattn.model_selection import f1_thresholds
 from skattn.training._thresholds import resolve_threshold
 from skattn.utils.estimator_checks import multilabel_targets
 
@@ -352,7 +352,7 @@ def test_tuned_thresholds_of_any_multilabel_estimator(tagged):
 
     from skattn.baselines import bow_tfidf
     from skattn.compare import one_vs_rest
-    from skattn.model_selection._learning_rate import TunedThresholdMultiLabelClassifier
+    from skattn.model_selection import TunedThresholdMultiLabelClassifier
 
     X, Y = tagged
     tuned = one_vs_rest(bow_tfidf()).set_params(random_state=0).fit(X, Y)

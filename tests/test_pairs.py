@@ -11,9 +11,10 @@ from sklearn.model_selection import GridSearchCV
 import skattn
 from skattn import SelfAttentiveClassifier, SelfAttentivePairClassifier, SelfAttentivePairRegressor
 from skattn.datasets import fetch_sick
-from skattn.explain._explanations import DEFAULT_METHOD, faithfulness_report, token_scores_of
+from skattn.explain import DEFAULT_METHOD, faithfulness_report
+from skattn.explain._explanations import token_scores_of
 from skattn.nn import SelfAttentivePairNet
-from skattn.text._encoder import PairCorpus
+from skattn.text import PairCorpus
 from skattn.text._pairs import check_pair_input
 
 SMALL = dict(
@@ -379,7 +380,7 @@ def test_learns_sick_entailment():
 
 
 def test_pair_features_are_both_vectors_their_product_and_difference():
-    from skattn.baselines._table2 import PairFeatures
+    from skattn.baselines import PairFeatures
 
     pairs = [("a man sings", "a man dances"), ("dogs run", "a dog runs")]
     features = PairFeatures().fit(pairs)
@@ -398,7 +399,7 @@ def test_pair_baselines_on_sick():
     # 0.711 (ridge), the corpus README's figures for these features.
     from scipy.stats import pearsonr
 
-    from skattn.baselines._table2 import pair_baselines
+    from skattn.baselines import pair_baselines
 
     train = fetch_sick(subset="train", download_if_missing=False)
     test = fetch_sick(subset="test", download_if_missing=False)

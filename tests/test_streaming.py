@@ -13,7 +13,7 @@ from skorch.callbacks import Callback
 from skattn import save
 from skattn.__main__ import main
 from skattn.compare import read_documents
-from skattn.text._encoder import DocumentFile, iter_chunks, iter_documents, iter_predictions
+from skattn.text import DocumentFile, iter_chunks, iter_documents, iter_predictions
 
 from estimators import small_hierarchical, small_self_attentive
 
@@ -176,7 +176,7 @@ def test_a_streamed_encoding_can_live_on_disk(polarity_small, tmp_path):
     np.testing.assert_array_equal(on_disk.token_ids, whole.token_ids)
     np.testing.assert_array_equal(on_disk.token_types, whole.token_types)
     # A network trains on it as on the in-memory corpus.
-    from skattn.text._encoder import DocumentDataset
+    from skattn.text import DocumentDataset
 
     batch, _ = DocumentDataset(on_disk, np.zeros(200, dtype=np.int64)).collate(np.arange(5))
     reference, _ = DocumentDataset(whole, np.zeros(200, dtype=np.int64)).collate(np.arange(5))
