@@ -1,63 +1,67 @@
-"""What every attention estimator shares: validation, fitting, fitted state, inference.
+"""What every attention estimator shares: the fit recipe, fitted state, inference, explanations.
 
-A public estimator is a plain scikit-learn estimator that *holds* a fitted
-:class:`~skattn.text.TextEncoder` (``encoder_``) and a skorch net
-(``net_``, built by :func:`skattn.training.build_net` from a
-:class:`~skattn.training.NetConfig`). Subclasses declare their network
-(``_module_class``, ``_module_params``), the text parameters they take
-(``_text_params``, validated by :class:`~skattn.text.TextEncoder`'s own
-constraints) and their loss terms (``_loss_params``); the rest lives here once.
+A public estimator is a plain scikit-learn estimator built from three parts:
 
-The public seams other layers use (the embedder, the benchmarks, user code
-that drives the network itself): :meth:`~AttentionClassifierBase.build_encoder`,
-:meth:`~AttentionClassifierBase.build_network`,
-:meth:`~AttentionClassifierBase.to_dataset` and
-:meth:`~AttentionClassifierBase.document_outputs`.
+- its **network** (:mod:`skattn.estimators._architectures`): the module
+  class, its parameters and the text parameters its encoder takes;
+- its **task** (:mod:`skattn.estimators._tasks`): what it learns from ``y``
+  and answers with, made by :meth:`AttentionEstimatorBase._new_task` at
+  ``fit`` and kept as the fitted ``task_``;
+- its **input** (:mod:`skattn.estimators._inputs`): one text or a pair of
+  texts per sample.
 
-Fitted state protocol: :meth:`AttentionClassifierBase.get_fitted_state`
-describes everything ``fit`` learned as a :class:`FittedState` (plain data
-plus the network's tensors), and :meth:`~AttentionClassifierBase.set_fitted_state`
-rebuilds a fitted estimator from one. ``fit`` and ``set_fitted_state`` both
-end in ``_adopt``, the one place fitted attributes are set; persistence and
-the embedder go through the same two methods.
+It *holds* a fitted :class:`~skattn.text.TextEncoder` (``encoder_``) and a
+skorch net (``net_``, from :func:`skattn.training.build_net`). The public
+seams other layers use (the embedder, the benchmarks, user code that drives
+the network itself) are :meth:`~AttentionEstimatorBase.build_encoder`,
+:meth:`~AttentionEstimatorBase.build_network`,
+:meth:`~AttentionEstimatorBase.to_dataset` and
+:meth:`~AttentionEstimatorBase.document_outputs`. ``fit`` and
+``set_fitted_state`` both end in ``_adopt``, the one place fitted
+attributes are set.
 """
 
 from __future__ import annotations
 
+import abc
 import contextlib
-import os
 import tempfile
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from numbers import Integral, Real
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 import torch
-from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
 from sklearn.model_selection import train_test_split
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 from skorch.callbacks import EarlyStopping
 from skorch.history import History
 
 from skattn.decisions import DecisionRule
 from skattn.embeddings._vectors import check_embeddings_source, corpus_sentences, initial_vectors
+from skattn.estimators._constraints import NOTABLE_SHARE
+from skattn.estimators._inputs import Input, TextInput
+from skattn.estimators._state import FittedState, WeightsMismatchError
+from skattn.estimators._tasks import (
+    MultiLabelTask,
+    RegressionTask,
+    SingleLabelTask,
+    Task,
+    classification_task,
+)
 from skattn.explain._attribution import (
     DEFAULT_METHOD,
     DEFAULT_STEPS,
     check_method,
     explanation_records,
 )
-from skattn.explain._erasure import ModelDocuments
 from skattn.explain._explanations import Explanations, token_scores_of
 from skattn.explain._faithfulness import faithfulness_report
 from skattn.text._batching import DocumentDataset
 from skattn.text._encoder import PAD_ID, EncodedCorpus, TextEncoder
-from skattn.text._ordering import DigestRecorder, canonical_order, text_digests
+from skattn.text._ordering import DigestRecorder, canonical_order
 from skattn.text._streaming import (
     DEFAULT_CHUNK_SIZE,
     is_document_stream,
@@ -66,7 +70,6 @@ from skattn.text._streaming import (
 )
 from skattn.training._epochs import EpochChoice, auto_epochs
 from skattn.training._net import (
-    OPTIMIZERS,
     AttentionNet,
     NetConfig,
     build_net,
@@ -74,65 +77,16 @@ from skattn.training._net import (
     release_fit_data,
     user_callback_types,
 )
-from skattn.training._thresholds import THRESHOLD_OPTIONS, f1_thresholds, resolve_threshold
-from skattn.utils._params import POSITIVE_INT, Interval, Options, validate_params
+from skattn.utils._params import validate_params
 from skattn.utils._runtime import resolve_device, seeded, torch_threads
 from skattn.utils._validation import (
     as_label_array,
-    check_indicator_matrix,
-    check_known_labels,
-    check_labels,
     check_same_length,
     check_sample_weight,
     check_targets,
-    check_text_input,
-    is_indicator_matrix,
     seed_from,
     text_input_tags,
 )
-
-#: Share of the training documents above which blank or truncated
-#: documents are worth a warning at fit.
-NOTABLE_SHARE = 0.01
-
-#: Constraints of the network and training parameters every attention
-#: classifier has (text parameters take theirs from TextEncoder).
-COMMON_CONSTRAINTS: dict[str, list] = {
-    "embedding_dim": [POSITIVE_INT],
-    "hidden_size": [POSITIVE_INT],
-    "dropout": [Interval(Real, 0, 1, "left")],
-    # Strings, paths, KeyedVectors, dicts: checked by check_embeddings_source.
-    "embeddings": "no_validation",
-    "freeze_embeddings": ["boolean"],
-    "max_epochs": [POSITIVE_INT, Options({"auto"})],
-    "batch_size": [POSITIVE_INT],
-    "batch_tokens": [POSITIVE_INT, None],
-    "lr": [Interval(Real, 0, None, "neither")],
-    "optimizer": [Options(OPTIMIZERS), type],
-    "momentum": [Interval(Real, 0, 1, "left")],
-    "weight_decay": [Interval(Real, 0, None, "left")],
-    "clip_grad_norm": [Interval(Real, 0, None, "neither"), None],
-    "clip_grad_value": [Interval(Real, 0, None, "neither"), None],
-    "lr_schedule": [Options({"constant", "cosine"})],
-    "warmup_epochs": [Interval(Integral, 0, None, "left")],
-    "early_stopping": ["boolean"],
-    "validation_fraction": [Interval(Real, 0, 1, "neither"), None],
-    "n_iter_no_change": [POSITIVE_INT],
-    "checkpoint_dir": [str, os.PathLike, None],
-    "memmap_dir": [str, os.PathLike, None],
-    "warm_start": ["boolean"],
-    "callbacks": [list, None],
-    "net_params": [dict, None],
-    "class_weight": [Options({"balanced"}), dict, None],
-    "threshold": [Interval(Real, 0, 1, "neither"), Options(THRESHOLD_OPTIONS)],
-    "device": [str, None],
-    # An accelerate.Accelerator: checked by skattn.training._net when the net is built.
-    "accelerator": "no_validation",
-    "threads": [POSITIVE_INT, None],
-    "random_state": ["random_state"],
-    "verbose": ["verbose"],
-}
-
 
 __all__ = [
     "AttentionClassifierBase",
@@ -143,70 +97,20 @@ __all__ = [
 ]
 
 
-class WeightsMismatchError(ValueError):
-    """Stored network weights do not fit the network an estimator's parameters build.
+class _Vectors(NamedTuple):
+    """A fit's initial word vectors (None: the network's own), their coverage, the choice."""
 
-    :meth:`AttentionClassifierBase.set_fitted_state` raises it;
-    :func:`skattn.load` turns it into its "not a valid model file" error.
-
-    Examples
-    --------
-    >>> from skattn import SelfAttentiveClassifier
-    >>> small = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
-    >>> state = small.fit(["good", "bad"] * 4, [1, 0] * 4).get_fitted_state()
-    >>> try:
-    ...     SelfAttentiveClassifier(hidden_size=3).set_fitted_state(state)
-    ... except WeightsMismatchError:
-    ...     print("refused")
-    refused
-    """
+    matrix: np.ndarray | None
+    coverage: float | None
+    choice: dict
 
 
-@dataclass
-class FittedState:
-    """Everything a fitted estimator learned: plain data plus the network's tensors.
-
-    Attributes
-    ----------
-    classes : ndarray or None
-        ``classes_`` (None for a regressor: its target scaling is among the
-        ``attributes``).
-    tokens : list of str
-        The token of each id (``TextEncoder.id_to_token_``).
-    token_counts : list of int
-        How often each token was seen in ``fit``.
-    attributes : dict
-        The other fitted attributes by name without the trailing underscore
-        (``n_truncated``, ``embedding_coverage``, ``history``), JSON-ready.
-    weights : dict of str to Tensor
-        The network's ``state_dict``, on the CPU.
-
-    Examples
-    --------
-    >>> from skattn import SelfAttentiveClassifier
-    >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, random_state=0)
-    >>> state = clf.fit(["good", "bad"] * 4, [1, 0] * 4).get_fitted_state()
-    >>> state.attributes["n_blank"], "embedding.weight" in state.weights
-    (0, True)
-    """
-
-    classes: np.ndarray
-    tokens: list[str]
-    token_counts: list[int]
-    attributes: dict[str, Any] = field(default_factory=dict)
-    weights: dict[str, torch.Tensor] = field(default_factory=dict)
-
-
-class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
-    """What every attention estimator shares: validation, fitting, fitted state, inference.
+class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCMeta):
+    """What every attention estimator shares: the fit recipe, fitted state, inference.
 
     Not instantiated itself. :class:`AttentionClassifierBase` and
-    :class:`AttentionRegressorBase` add what a task needs (how targets are
-    checked and encoded, the loss, what ``predict`` returns); the public
-    estimators add their network and parameters. Its public methods are
-    theirs (``fit``, ``explain``, ``get_fitted_state``, the seams
-    ``build_encoder``, ``build_network``, ``to_dataset`` and
-    ``document_outputs``).
+    :class:`AttentionRegressorBase` choose the task; the public estimators
+    add their network (:mod:`skattn.estimators._architectures`) and input.
 
     Examples
     --------
@@ -222,20 +126,36 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
     _text_params: tuple[str, ...] = ()
     #: Whether batches keep sentences apart.
     _hierarchical = False
-    #: Whether ``fit`` reads a document stream (see skattn.text._streaming.is_document_stream).
-    _reads_streams = True
+    #: What a sample is: one text here (the pair models read pairs).
+    _input: Input = TextInput()
     #: What an estimator pickled before skattn 0.3 had: no subwords, no
     #: element-wise clipping.
     subword_buckets = None
     clip_grad_value = None
 
+    # -- the parts -------------------------------------------------------------
+    @abc.abstractmethod
     def _module_params(self) -> dict[str, Any]:
         """Constructor arguments of the network, besides vocabulary and class counts."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _feature_names(self) -> list[str]:
         """Names of ``transform``'s columns, one per column."""
-        raise NotImplementedError
+
+    @abc.abstractmethod
+    def _new_task(self, y: Any, n_samples: int) -> tuple[Task, Any]:
+        """The unfitted task ``y`` asks for, and ``y`` checked for it (before any training)."""
+
+    @abc.abstractmethod
+    def _task_from_state(self, state: FittedState) -> Task:
+        """The fitted task a :class:`FittedState` describes."""
+
+    def _loss_params(self) -> dict[str, Any]:
+        """Loss terms of :class:`~skattn.training.AttentionNet` (e.g. ``penalty``)."""
+        return {}
+
+    def _check_model_params(self) -> None:
+        """The model's checks across parameters (one at a time: ``validate_params``)."""
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """Names of ``transform``'s columns (``hop{i}_dim{j}`` or ``doc_dim{j}``).
@@ -251,115 +171,26 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "net_")
         return np.asarray(self._feature_names(), dtype=object)
 
-    def _loss_params(self) -> dict[str, Any]:
-        """Loss terms of :class:`~skattn.training.AttentionNet` (e.g. ``penalty``)."""
-        return {}
-
-    #: The network's task, "classification" or "regression" (:func:`skattn.training.build_net`).
-    _task = "classification"
-    #: Fitted-state attributes that describe the targets (restored by ``_targets_from_state``).
-    _target_attributes_names: tuple[str, ...] = ()
-
-    def _check_targets(self, y: Any, n_samples: int) -> np.ndarray:
-        """``y`` validated for this task (clear errors before any training)."""
-        raise NotImplementedError
-
-    def _encode_targets(self, y: np.ndarray, warm: bool) -> tuple[dict[str, Any], np.ndarray]:
-        """What ``fit`` learns from ``y`` (e.g. the classes), and ``y`` as the network learns it."""
-        raise NotImplementedError
-
-    def _n_outputs(self, targets: dict[str, Any]) -> int:
-        """Size of the network's output layer for these targets."""
-        raise NotImplementedError
-
-    def _class_weights(self, targets: dict[str, Any], y_encoded: np.ndarray) -> list[float] | None:
-        """Loss weight of each class (classifiers), None otherwise."""
-        return None
-
-    def _adopt_targets(self, targets: dict[str, Any]) -> None:
-        """Set the fitted attributes that describe the targets."""
-        raise NotImplementedError
-
-    def _net_task(self, targets: dict[str, Any]) -> str:
-        """The network's task for these targets (:func:`skattn.training.build_net`)."""
-        return self._task
-
-    def _needs_validation(self, targets: dict[str, Any]) -> bool:
-        """Whether fitting these targets needs held-out documents (besides early stopping)."""
-        return False
-
-    def _after_training(self, targets: dict[str, Any], net, valid) -> dict[str, Any]:
-        """Hook: what is learned from the trained ``net`` on the validation split (thresholds)."""
-        return targets
-
-    def _label_column(self, label: Any) -> int:
-        """The column of ``_output_scores`` that ``explain(label=...)`` names."""
-        raise NotImplementedError
-
-    def _target_attributes(self) -> dict[str, Any]:
-        """The target attributes of :class:`FittedState`, JSON-ready (besides ``classes``)."""
-        return {}
-
-    def _targets_from_state(self, state: FittedState) -> dict[str, Any]:
-        """The ``targets`` of ``_adopt`` that ``state`` describes."""
-        raise NotImplementedError
-
-    # -- input: one text per sample (pair estimators override these) ---------
-    def _check_model_params(self) -> None:
-        """Hook: the model's checks across parameters (one at a time: ``validate_params``)."""
-
     def _check_input(self, X: Any) -> list:
-        """``X`` validated: a list with one sample (here a str) per row."""
-        return check_text_input(X)
+        """``X`` validated by the input part (a DataFrame read by the names seen at fit)."""
+        return self._input.check(X, getattr(self, "feature_names_in_", None))
 
-    def _check_fit_input(self, X: Any) -> tuple[list, list[str] | None]:
-        """``X`` validated for ``fit``, and the column names it is read by (or None)."""
-        return self._check_input(X), None
-
-    def _stream_input(self, X: Any) -> Any:
-        """What ``predict_iter`` and its siblings iterate over: here ``X`` itself."""
-        return X
-
-    def _fit_encode(self, encoder: TextEncoder, X: Iterable, memmap_dir=None) -> EncodedCorpus:
-        """Fit ``encoder`` on samples (validated a chunk at a time) and encode them."""
-        return encoder.fit_encode_stream(X, memmap_dir=memmap_dir)
-
-    def _encode_input(self, encoder: TextEncoder, X: list, memmap_dir=None) -> EncodedCorpus:
-        """Encode validated samples with a fitted ``encoder`` (ids on disk with ``memmap_dir``)."""
-        if memmap_dir is not None:
-            return encoder.encode_stream(X, memmap_dir=memmap_dir)
-        return encoder.encode(X, validated=True)
-
-    def _dataset(self, corpus, y=None, sample_weight=None) -> DocumentDataset:
-        """The network's dataset over an encoded corpus."""
-        return DocumentDataset(corpus, y, sample_weight, hierarchical=self._hierarchical)
-
-    def _digests(self, X: list) -> np.ndarray:
-        """The digest of each validated sample, which the canonical order sorts by."""
-        return text_digests(X)
-
-    def _vector_corpus(self, encoder: TextEncoder, X: list, corpus) -> EncodedCorpus:
-        """The encoded texts count-based word vectors learn from."""
-        return corpus
-
-    def _vector_texts(self, order: np.ndarray) -> np.ndarray:
-        """Positions in ``_vector_corpus`` of the texts of samples ``order``, in that order."""
-        return order
-
-    # -- fitting -------------------------------------------------------------
+    # -- fitting: a recipe of named steps ----------------------------------------
     def fit(self, X: Sequence[str] | Iterable[str], y: Sequence[Any], sample_weight=None):
         """Fit the vocabulary and train the network.
 
         Parameters
         ----------
         X : list, tuple, 1-D array or pandas Series of str, or a stream
-            Training documents. A stream is read once, a chunk at a time,
-            and never held whole: a :class:`~skattn.text._encoder.DocumentFile`,
-            a pyarrow array, or any iterator (a generator, ``iter(list)``).
-            The fitted model is the same as for the list of its documents.
+            Training documents (pair models: pairs of texts). A stream is
+            read once, a chunk at a time, and never held whole: a
+            :class:`~skattn.text.DocumentFile`, a pyarrow array, or any
+            iterator. The fitted model is the same as for the list of its
+            documents.
         y : array-like of shape (n_documents,) or (n_documents, n_outputs)
-            Classifiers: labels, of any hashable type. Regressors: numbers,
-            one per document or one row of outputs per document.
+            Classifiers: labels, of any hashable type, or a multi-label
+            0/1 indicator matrix. Regressors: numbers, one per document
+            or one row of outputs per document.
         sample_weight : array-like of shape (n_documents,), optional
             Weights of each document in the loss.
 
@@ -367,126 +198,167 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        validate_params(self)
-        self._check_model_params()
-        check_embeddings_source(self.embeddings, self.embedding_dim)
-        check_net_params(self.net_params)
-        accelerator = self.accelerator
-        if accelerator is not None:
-            from skattn.training._accelerated import check_accelerator
-
-            check_accelerator(accelerator, self._recurrent_layers)
-        # Under an accelerator, the accelerator places the network.
-        device = resolve_device(self.device) if accelerator is None else str(accelerator.device)
-        streamed = self._reads_streams and is_document_stream(X)
-        feature_names = None
-        if not streamed:
-            X, feature_names = self._check_fit_input(X)
-        # A stream's documents are counted as they are encoded: until then
-        # the targets must agree with themselves (and are checked against
-        # the count before any training).
-        n_samples = _n_targets(y) if streamed else len(X)
-        y = self._check_targets(y, n_samples)
-        weights = None if sample_weight is None else check_sample_weight(sample_weight, n_samples)
-        warm = self.warm_start and hasattr(self, "net_")
-        targets, y_encoded = self._encode_targets(y, warm)
-        class_weight = self._class_weights(targets, y_encoded)
-        seed = seed_from(self.random_state)
-        if accelerator is not None:
-            from skattn.training._accelerated import shared_seed
-
-            # Every process of a distributed fit takes the main process's seed
-            # (the same split and batch order, even for random_state=None).
-            seed = shared_seed(seed, accelerator)
+        self._check_fit_params()
+        X, streamed, feature_names = self._read_fit_input(X)
+        task, y, weights = self._fit_targets(X, y, sample_weight, streamed)
+        seed = self._fit_seed()
         with contextlib.ExitStack() as stack:
-            stack.enter_context(torch_threads(self.threads))
-            stack.enter_context(seeded(seed, device))
-            memmap_dir = None
-            if self.memmap_dir is not None:
-                # The fitted model keeps no reference to these ids; where the
-                # platform cannot remove a mapped file, it is left behind.
-                memmap_dir = stack.enter_context(
-                    tempfile.TemporaryDirectory(
-                        prefix="skattn-ids-", dir=self.memmap_dir, ignore_cleanup_errors=True
-                    )
-                )
-            encoder = self.encoder_ if warm else self.build_encoder()
-            if streamed:
-                documents = DigestRecorder(stream_documents(X))
-                corpus = (
-                    encoder.encode_stream(documents, memmap_dir=memmap_dir)
-                    if warm
-                    else self._fit_encode(encoder, documents, memmap_dir)
-                )
-                digests = documents.digests()
-                check_same_length(len(corpus), y)
-            else:
-                corpus = (
-                    self._encode_input(encoder, X, memmap_dir)
-                    if warm
-                    else self._fit_encode(encoder, X, memmap_dir)
-                )
-                digests = self._digests(X)
-            # A canonical order makes the fitted model independent of the
-            # order the samples came in, and a file equal to a list (batches,
-            # split and vectors all follow it); errors still name positions
-            # in the caller's order.
-            order = canonical_order(digests, y_encoded, weights)
-            dataset = self._dataset(corpus, y_encoded, weights).subset(order)
-            train, valid = self._split(dataset, seed, targets)
-            checkpoint_dir = None
-            if valid is not None:
-                checkpoint_dir = self.checkpoint_dir or stack.enter_context(
-                    tempfile.TemporaryDirectory(prefix="skattn-fit-")
-                )
-            self._warn_about(corpus)
-            epochs = self._epochs_for(train)
-            net = self.build_network(
-                self._n_outputs(targets),
-                encoder.vocab_size_,
-                valid,
-                checkpoint_dir,
-                class_weight,
-                max_epochs=epochs.value,
-                task=self._net_task(targets),
-            )
-            net.initialize()
-            if warm:
-                net.module_.load_state_dict(self.net_.module_.state_dict())
-                vectors, coverage, choices = None, self.embedding_coverage_, self.choices_
-            else:
-                vector_corpus = self._vector_corpus(encoder, X, corpus)
-                initial = initial_vectors(
-                    self.embeddings,
-                    encoder,
-                    vector_corpus,
-                    self.embedding_dim,
-                    seed,
-                    sentences=lambda: corpus_sentences(
-                        vector_corpus, encoder.id_to_token_, self._vector_texts(order)
-                    ),
-                )
-                vectors, coverage = initial.matrix, initial.coverage
-                choices = {"embeddings": {"value": initial.source, "why": initial.reason}}
-            choices = {**choices, "max_epochs": {"value": epochs.value, "why": epochs.why}}
-            net.load_embeddings(vectors, freeze=self.freeze_embeddings)
-            if accelerator is not None and accelerator.num_processes > 1:
-                # Each process's own dropout masks (the split, the initial
-                # weights and the batch order are already shared).
-                torch.manual_seed(seed + accelerator.process_index)
-            net.partial_fit(train, y=None)
-            targets = self._after_training(targets, net, valid)
+            memmap_dir = self._enter_fit_context(stack, seed)
+            encoder, corpus, digests = self._fit_encoding(X, streamed, memmap_dir)
+            check_same_length(len(corpus), y)  # a stream is counted as it is read
+            # A canonical order makes the model independent of the order the
+            # samples came in, and a file equal to a list (batches, split and
+            # vectors all follow it); errors still name the caller's positions.
+            order = canonical_order(digests, y, weights)
+            dataset = self._input.dataset(corpus, y, weights, self._hierarchical).subset(order)
+            train, valid = self._split(dataset, seed, task)
+            net, epochs = self._fit_network(stack, task, encoder, train, valid, y)
+            vectors = self._fit_vectors(encoder, X, corpus, order, seed)
+            self._train(net, vectors.matrix, train, seed)
+            self._tune(task, net, valid)
             release_fit_data(net)
         return self._adopt(
-            targets,
+            task,
             encoder,
             net,
             n_truncated=int(corpus.n_truncated),
             n_blank=int(corpus.n_blank),
-            embedding_coverage=coverage,
-            choices=choices,
+            embedding_coverage=vectors.coverage,
+            choices={**vectors.choice, "max_epochs": epochs},
             feature_names_in=feature_names,
         )
+
+    def _warm(self) -> bool:
+        return self.warm_start and hasattr(self, "net_")
+
+    def _check_fit_params(self) -> None:
+        """Every parameter, one at a time and across, before any data is read."""
+        validate_params(self)
+        self._check_model_params()
+        check_embeddings_source(self.embeddings, self.embedding_dim)
+        check_net_params(self.net_params)
+        if self.accelerator is not None:
+            from skattn.training._accelerated import check_accelerator
+
+            check_accelerator(self.accelerator, self._recurrent_layers)
+
+    def _read_fit_input(self, X: Any) -> tuple[Any, bool, list[str] | None]:
+        """``X`` validated (a stream: as it is read), whether it streams, its column names."""
+        if self._input.reads_streams and is_document_stream(X):
+            return X, True, None
+        X, feature_names = self._input.check_fit(X)
+        return X, False, feature_names
+
+    def _fit_targets(self, X, y, sample_weight, streamed: bool):
+        """The task, ``y`` as the network learns it, and the sample weights, all checked."""
+        # A stream's documents are counted as they are encoded: until then
+        # the targets must agree with themselves.
+        n_samples = _n_targets(y) if streamed else len(X)
+        task, y = self._new_task(y, n_samples)
+        weights = None if sample_weight is None else check_sample_weight(sample_weight, n_samples)
+        y_encoded = task.encode(y, warm=self.task_ if self._warm() else None)
+        return task, y_encoded, weights
+
+    def _fit_seed(self) -> int:
+        """This fit's seed: from ``random_state``, the main process's under an accelerator."""
+        seed = seed_from(self.random_state)
+        if self.accelerator is not None:
+            from skattn.training._accelerated import shared_seed
+
+            # Every process of a distributed fit takes the main process's seed
+            # (the same split and batch order, even for random_state=None).
+            seed = shared_seed(seed, self.accelerator)
+        return seed
+
+    def _device(self) -> str:
+        # Under an accelerator, the accelerator places the network.
+        if self.accelerator is not None:
+            return str(self.accelerator.device)
+        return resolve_device(self.device)
+
+    def _enter_fit_context(self, stack: contextlib.ExitStack, seed: int):
+        """Threads and seed for the length of ``fit``; the folder of memory-mapped ids."""
+        stack.enter_context(torch_threads(self.threads))
+        stack.enter_context(seeded(seed, self._device()))
+        if self.memmap_dir is None:
+            return None
+        # The fitted model keeps no reference to these ids; where the platform
+        # cannot remove a mapped file, it is left behind.
+        return stack.enter_context(
+            tempfile.TemporaryDirectory(
+                prefix="skattn-ids-", dir=self.memmap_dir, ignore_cleanup_errors=True
+            )
+        )
+
+    def _fit_encoding(self, X, streamed: bool, memmap_dir):
+        """The encoder (fitted, or kept by a warm start), the encoded corpus, the digests."""
+        warm = self._warm()
+        encoder = self.encoder_ if warm else self.build_encoder()
+        samples = DigestRecorder(stream_documents(X)) if streamed else X
+        if warm:
+            corpus = self._input.encode(encoder, samples, memmap_dir)
+        else:
+            corpus = self._input.fit_encode(encoder, samples, memmap_dir)
+        digests = samples.digests() if streamed else self._input.digests(X)
+        self._warn_about(corpus)
+        return encoder, corpus, digests
+
+    def _fit_network(self, stack, task: Task, encoder, train, valid, y_encoded):
+        """The initialised net for this fit, and the epochs it trains for (and why)."""
+        checkpoint_dir = None
+        if valid is not None:
+            checkpoint_dir = self.checkpoint_dir or stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="skattn-fit-")
+            )
+        epochs = self._epochs_for(train)
+        net = self.build_network(
+            task.n_outputs(),
+            encoder.vocab_size_,
+            valid,
+            checkpoint_dir,
+            task.class_weights(y_encoded),
+            max_epochs=epochs.value,
+            task=task.net_task,
+        ).initialize()
+        return net, {"value": epochs.value, "why": epochs.why}
+
+    def _fit_vectors(self, encoder, X, corpus, order, seed: int) -> _Vectors:
+        """Initial word vectors, their coverage and the choice made (a warm start keeps its)."""
+        if self._warm():
+            return _Vectors(None, self.embedding_coverage_, dict(self.choices_))
+        vector_corpus = self._input.vector_corpus(encoder, X, corpus)
+        initial = initial_vectors(
+            self.embeddings,
+            encoder,
+            vector_corpus,
+            self.embedding_dim,
+            seed,
+            sentences=lambda: corpus_sentences(
+                vector_corpus, encoder.id_to_token_, self._input.vector_texts(order)
+            ),
+        )
+        choice = {"embeddings": {"value": initial.source, "why": initial.reason}}
+        return _Vectors(initial.matrix, initial.coverage, choice)
+
+    def _train(self, net, vectors: np.ndarray | None, train, seed: int) -> None:
+        """Load the initial weights and vectors, then train on ``train``."""
+        if self._warm():
+            net.module_.load_state_dict(self.net_.module_.state_dict())
+        net.load_embeddings(vectors, freeze=self.freeze_embeddings)
+        accelerator = self.accelerator
+        if accelerator is not None and accelerator.num_processes > 1:
+            # Each process's own dropout masks (the split, the initial weights
+            # and the batch order are already shared).
+            torch.manual_seed(seed + accelerator.process_index)
+        net.partial_fit(train, y=None)
+
+    @staticmethod
+    def _tune(task: Task, net, valid) -> None:
+        """What the task learns from the trained network (thresholds, on held-out documents)."""
+        if task.needs_validation():
+            task.tune(net.predict_outputs(valid)["logits"], valid.labels)
+        else:
+            task.tune()
 
     def _epochs_for(self, train: DocumentDataset) -> EpochChoice:
         """The epochs this fit trains for: ``max_epochs``, or the rule of ``auto_epochs``."""
@@ -497,15 +369,15 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
     def _warn_about(self, corpus: EncodedCorpus) -> None:
         """One warning each when a notable share of the fit data is blank or truncated."""
         n = getattr(corpus, "n_texts", len(corpus))  # a pair corpus counts its texts
-        if corpus.n_blank / n >= NOTABLE_SHARE:
+        if n and corpus.n_blank / n >= NOTABLE_SHARE:
             warnings.warn(
                 f"{corpus.n_blank} of {n} training documents ({corpus.n_blank / n:.1%}) are "
                 "blank or yield no token; each is encoded as the reserved token '<empty>' "
                 "(see n_blank_).",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
-        if corpus.n_truncated / n >= NOTABLE_SHARE:
+        if n and corpus.n_truncated / n >= NOTABLE_SHARE:
             limits = ", ".join(
                 f"{name}={getattr(self, name)} cut {count}"
                 for name, count in sorted(corpus.truncated_by.items())
@@ -515,9 +387,36 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                 f"were truncated to their first tokens ({limits}). Raise these parameters (or "
                 "set them to None) to keep more text (see n_truncated_).",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
 
+    def _split(self, dataset: DocumentDataset, seed: int, task: Task):
+        """The training split, and the validation split (or None) early stopping and
+        tuned thresholds need."""
+        fraction = self.validation_fraction
+        # skorch's EarlyStopping among the user's callbacks needs a validation
+        # split too: it gets the same default share as early_stopping=True,
+        # and so do decision thresholds tuned on held-out documents.
+        wants_validation = (
+            self.early_stopping
+            or task.needs_validation()
+            or any(issubclass(t, EarlyStopping) for t in user_callback_types(self.callbacks))
+        )
+        if fraction is None and wants_validation:
+            fraction = 0.1
+        if fraction is None:
+            return dataset, None
+        train_idx, valid_idx = train_test_split(
+            np.arange(len(dataset)),
+            test_size=fraction,
+            stratify=dataset.labels if task.net_task == "classification" else None,
+            random_state=seed,
+        )
+        valid = dataset.subset(valid_idx)
+        # Scored every epoch: length-sorted, its batches pad least.
+        return dataset.subset(train_idx), valid.subset(valid.length_order())
+
+    # -- building ------------------------------------------------------------------
     def build_encoder(self) -> TextEncoder:
         """An unfitted :class:`~skattn.text.TextEncoder` with this estimator's text parameters.
 
@@ -548,22 +447,19 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         n_outputs : int
-            Classes of a classifier, outputs of a regressor.
+            Classes, labels or outputs (the size of the head).
         vocab_size : int
             Rows of the embedding (the encoder's ``vocab_size_``).
         valid : DocumentDataset or None, default=None
-            A validation split for the net to score each epoch on.
+            A validation split to score each epoch on; ``checkpoint_dir``
+            keeps its best epoch.
         checkpoint_dir : str or None, default=None
-            Where the best validation epoch is kept (with ``valid``).
         class_weight : sequence of float or None, default=None
             Loss weight of each encoded class.
         max_epochs : int or None, default=None
-            The epochs to train for; None: ``max_epochs`` when it is a
-            number, else the model's base epochs (``fit`` passes what
-            ``"auto"`` chose for its training split).
+            None: ``max_epochs``, or the model's base epochs for ``"auto"``.
         task : {"classification", "multilabel", "regression"} or None, default=None
-            The network's task; None: the estimator's (a classifier's
-            ``fit`` passes ``"multilabel"`` for an indicator matrix ``y``).
+            None: a classifier's single-label task, or a regressor's.
 
         Returns
         -------
@@ -576,29 +472,27 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         >>> net.lr, net.initialize().module_.embedding.num_embeddings
         (0.01, 10)
         """
-        params = self.get_params(deep=False)
         if max_epochs is None:
             max_epochs = self._base_epochs if self.max_epochs == "auto" else self.max_epochs
+        module_params = {"vocab_size": vocab_size, "n_classes": n_outputs, "padding_idx": PAD_ID}
         return build_net(
-            NetConfig.from_params({**params, "max_epochs": max_epochs}),
+            NetConfig.from_params({**self.get_params(deep=False), "max_epochs": max_epochs}),
             module=self._module_class,
-            module_params={
-                **self._module_params(),
-                "vocab_size": vocab_size,
-                "n_classes": n_outputs,
-                "padding_idx": PAD_ID,
-            },
+            module_params={**self._module_params(), **module_params},
             n_classes=n_outputs,
-            task=self._task if task is None else task,
+            task=self._default_net_task if task is None else task,
             valid=valid,
             checkpoint_dir=checkpoint_dir,
             class_weight=class_weight,
             **self._loss_params(),
         )
 
-    def _adopt(self, targets: dict[str, Any], encoder: TextEncoder, net, **attributes):
+    # -- fitted state ------------------------------------------------------------
+    def _adopt(self, task: Task, encoder: TextEncoder, net, **attributes):
         """Set every fitted attribute (the one place: ``fit`` and ``set_fitted_state``)."""
-        self._adopt_targets(targets)
+        self.task_ = task
+        for name, value in task.attributes().items():
+            setattr(self, name, value)
         self.encoder_ = encoder
         self.net_ = net
         self.n_truncated_ = attributes["n_truncated"]
@@ -629,25 +523,22 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         (['<pad>', '<unk>', '<empty>', 'bad', 'good'], [0, 1])
         """
         check_is_fitted(self, "net_")
+        names = getattr(self, "feature_names_in_", None)
         return FittedState(
-            classes=getattr(self, "classes_", None),
+            classes=self.task_.attributes().get("classes_"),
             tokens=list(self.encoder_.id_to_token_),
             token_counts=self.encoder_.token_counts_.tolist(),
             attributes={
-                **self._target_attributes(),
+                **self.task_.state(),
                 "n_truncated": self.n_truncated_,
                 "n_blank": self.n_blank_,
                 "embedding_coverage": self.embedding_coverage_,
                 "choices": self.choices_,
                 "history": self.history_.to_list(),
-                "feature_names_in": self._fitted_feature_names(),
+                "feature_names_in": None if names is None else [str(n) for n in names],
             },
             weights={k: v.detach().cpu() for k, v in self.net_.module_.state_dict().items()},
         )
-
-    def _fitted_feature_names(self) -> list[str] | None:
-        names = getattr(self, "feature_names_in_", None)
-        return None if names is None else [str(name) for name in names]
 
     def set_fitted_state(self, state: FittedState):
         """Become the fitted estimator that ``state`` describes (on ``device``).
@@ -669,9 +560,9 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         """
         validate_params(self)
         encoder = self.build_encoder().set_vocabulary(state.tokens, state.token_counts)
-        targets = self._targets_from_state(state)
+        task = self._task_from_state(state)
         net = self.build_network(
-            self._n_outputs(targets), encoder.vocab_size_, task=self._net_task(targets)
+            task.n_outputs(), encoder.vocab_size_, task=task.net_task
         ).initialize()
         try:
             net.module_.load_state_dict(state.weights)
@@ -679,35 +570,21 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
             raise WeightsMismatchError(f"the weights do not fit the network ({error})") from error
         net.history = History(state.attributes.get("history", []))
         # Files written while fit could search learning rates also hold "lr".
-        skip = {"history", "lr", *self._target_attributes_names}
+        skip = {"history", "lr", *task.state_names}
         attributes = {k: v for k, v in state.attributes.items() if k not in skip}
-        return self._adopt(targets, encoder, net, **attributes)
+        return self._adopt(task, encoder, net, **attributes)
 
-    def _split(self, dataset: DocumentDataset, seed: int, targets: dict[str, Any]):
-        fraction = self.validation_fraction
-        # skorch's EarlyStopping among the user's callbacks needs a validation
-        # split too: it gets the same default share as early_stopping=True,
-        # and so do decision thresholds tuned on held-out documents.
-        wants_validation = (
-            self.early_stopping
-            or self._needs_validation(targets)
-            or any(issubclass(t, EarlyStopping) for t in user_callback_types(self.callbacks))
-        )
-        if fraction is None and wants_validation:
-            fraction = 0.1
-        if fraction is None:
-            return dataset, None
-        train_idx, valid_idx = train_test_split(
-            np.arange(len(dataset)),
-            test_size=fraction,
-            stratify=dataset.labels if self._net_task(targets) == "classification" else None,
-            random_state=seed,
-        )
-        valid = dataset.subset(valid_idx)
-        # Scored every epoch: length-sorted, its batches pad least.
-        return dataset.subset(train_idx), valid.subset(valid.length_order())
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "net_" in self.__dict__ and "task_" not in self.__dict__:
+            # Pickled by skattn 0.3, which kept its task in private attributes.
+            self.task_ = self._task_from_0_3_attributes()
 
-    # -- inference -----------------------------------------------------------
+    @abc.abstractmethod
+    def _task_from_0_3_attributes(self) -> Task:
+        """The fitted task of an estimator pickled by skattn 0.3."""
+
+    # -- inference ---------------------------------------------------------------
     def to_dataset(self, X: Sequence[str], y=None) -> DocumentDataset:
         """Documents (and labels) as the fitted network's dataset.
 
@@ -730,13 +607,9 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         [1]
         """
         check_is_fitted(self, "net_")
-        corpus = self._encode_input(self.encoder_, self._check_input(X))
-        y_encoded = None if y is None else self._encode_fitted_targets(y, len(corpus))
-        return self._dataset(corpus, y_encoded)
-
-    def _encode_fitted_targets(self, y: Any, n_samples: int) -> np.ndarray:
-        """``y`` for documents after ``fit``, encoded as the network trains on it."""
-        raise NotImplementedError
+        corpus = self._input.encode(self.encoder_, self._check_input(X))
+        y_encoded = None if y is None else self.task_.encode_fitted(y, len(corpus))
+        return self._input.dataset(corpus, y_encoded, hierarchical=self._hierarchical)
 
     def document_outputs(
         self, X: Sequence[str], fields: Sequence[str] = ("logits",)
@@ -747,7 +620,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         ----------
         X : sequence of str
         fields : sequence of str, default=("logits",)
-            Fields of the network's output (:mod:`skattn.nn._outputs`):
+            Fields of the network's output (:class:`skattn.nn.ModuleOutput`):
             ``"logits"``, ``"embedding"`` and the attention maps
             (``"attention"``; ``"word_attention"``, ``"sentence_attention"``).
 
@@ -769,16 +642,24 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         """
         return self._outputs(self._check_input(X), fields)
 
-    def _outputs(self, X: list[str], fields: Sequence[str], corpus=None) -> dict[str, Any]:
-        """Module outputs for validated documents ``X`` (or their ``corpus``, already encoded)."""
+    def _outputs(self, X: list, fields: Sequence[str], corpus=None) -> dict[str, Any]:
+        """Module outputs for validated samples ``X`` (or their ``corpus``, already encoded)."""
         check_is_fitted(self, "net_")
         if corpus is None:
-            corpus = self._encode_input(self.encoder_, X)
-        dataset = self._dataset(corpus)
+            corpus = self._input.encode(self.encoder_, X)
+        dataset = self._input.dataset(corpus, hierarchical=self._hierarchical)
         with torch_threads(self.threads):
             return self.net_.predict_outputs(dataset, fields)
 
-    # -- streams: chunk by chunk, flat memory (see skattn.text._streaming) --------
+    def _dataset(self, corpus) -> DocumentDataset:
+        """The network's dataset over encoded samples (for explanations)."""
+        return self._input.dataset(corpus, hierarchical=self._hierarchical)
+
+    # -- streams: chunk by chunk, flat memory --------------------------------------
+    def _iterate(self, X: Iterable, method: str, chunk_size: int) -> Iterator[np.ndarray]:
+        samples = self._input.stream(X, getattr(self, "feature_names_in_", None))
+        return iter_predictions(self, samples, method, chunk_size)
+
     def predict_iter(
         self, X: Iterable[str], chunk_size: int = DEFAULT_CHUNK_SIZE
     ) -> Iterator[np.ndarray]:
@@ -788,7 +669,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         ----------
         X : iterable of str
             A list, a generator, a pandas Series, or
-            :func:`skattn.text._encoder.iter_documents` of a file; read lazily.
+            :func:`skattn.text.iter_documents` of a file; read lazily.
         chunk_size : int, default=4096
             Documents per chunk; memory grows with it, not with ``X``.
 
@@ -805,7 +686,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         >>> [chunk.shape for chunk in clf.predict_iter(iter(["good"] * 5), chunk_size=2)]
         [(2,), (2,), (1,)]
         """
-        return iter_predictions(self, self._stream_input(X), "predict", chunk_size)
+        return self._iterate(X, "predict", chunk_size)
 
     def transform_iter(
         self, X: Iterable[str], chunk_size: int = DEFAULT_CHUNK_SIZE
@@ -830,25 +711,31 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         >>> [chunk.shape for chunk in clf.transform_iter(["good"] * 3, chunk_size=2)]
         [(2, 16), (1, 16)]
         """
-        return iter_predictions(self, self._stream_input(X), "transform", chunk_size)
+        return self._iterate(X, "transform", chunk_size)
 
-    # -- what explanations explain (see skattn.explain._attribution) ------------------
-    def _output_scores(self, logits: np.ndarray) -> np.ndarray:
-        """Per document, the values explanations are about: probabilities or predictions."""
-        raise NotImplementedError
+    @property
+    def decision_rule_(self) -> DecisionRule:
+        """How ``predict`` turns the network's scores into answers (:mod:`skattn.decisions`).
 
-    def _explained_columns(self, scores: np.ndarray) -> np.ndarray:
-        """Per document, the column of ``_output_scores`` an explanation is for."""
-        raise NotImplementedError
+        The fitted task's rule: the most probable class; ``classes_[1]`` at
+        ``thresholds_[0]`` for a binary model with a threshold; each label
+        at its ``thresholds_`` for a multi-label one; the outputs times
+        ``target_scale_`` plus ``target_mean_`` for a regressor. An exported
+        artefact carries it, and the serving runtime and the command line
+        apply it.
 
-    def _explained_objective(self, logits: torch.Tensor, columns: torch.Tensor) -> torch.Tensor:
-        """Per document, the differentiable quantity gradient explanations attribute."""
-        raise NotImplementedError
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveClassifier
+        >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, threshold=0.3,
+        ...                               random_state=0).fit(["good", "bad"] * 4, [1, 0] * 4)
+        >>> clf.decision_rule_.kind, clf.decision_rule_.thresholds
+        ('threshold', (0.3,))
+        """
+        check_is_fitted(self, "net_")
+        return self.task_.decision_rule()
 
-    def _shown_prediction(self, scores: np.ndarray) -> dict[str, Any]:
-        """The ``prediction`` (and ``proba``) an explanation record shows for one document."""
-        raise NotImplementedError
-
+    # -- explanations ------------------------------------------------------------
     def explain(
         self,
         X: Sequence[str],
@@ -875,7 +762,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         target_names : sequence of str, optional
             Multi-label: each label's name, shown instead of its index.
         method : str, optional
-            :data:`skattn.explain._explanations.METHODS` (``"sentence_occlusion"``:
+            :data:`skattn.explain.METHODS` (``"sentence_occlusion"``:
             hierarchical models). Default: ``"integrated_gradients"``, the
             most faithful measured (user guide, *Explanations*).
         n_steps : int, default=4
@@ -888,7 +775,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         Returns
         -------
         Explanations or pandas.DataFrame
-            A record per document (keys in :mod:`skattn.explain._explanations`); HTML, figures.
+            A record per document (keys in :mod:`skattn.explain`); HTML, figures.
 
         Examples
         --------
@@ -902,20 +789,20 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "net_")
         method = check_method(DEFAULT_METHOD if method is None else method, self._hierarchical)
         self._check_faithfulness_request(faithfulness)
-        truth = None if y is None else self._shown_truth(y, len(X))
-        column = None if label is None else self._label_column(label)
+        truth = None if y is None else self.task_.shown_truth(y, len(X))
+        column = None if label is None else self.task_.label_column(label)
         records = explanation_records(self, X, method, column=column, n_steps=n_steps)
         self._label_records(records, truth, column, self._label_names(target_names))
         report = self._faithfulness_of(X, records, method, label) if faithfulness else None
         explanations = Explanations(records, faithfulness=report)
         return explanations.to_frame() if as_frame else explanations
 
-    def _explained_documents(self, X: Sequence, column: int | None = None) -> ModelDocuments:
-        """The documents explanations score and erase, explained for ``column``."""
-        return ModelDocuments(self, X, column)
+    def _explained_documents(self, X: Sequence, column: int | None = None):
+        """The samples explanations score and erase, explained for ``column``."""
+        return self._input.documents(self, X, column)
 
     def _check_faithfulness_request(self, faithfulness: bool) -> None:
-        if faithfulness and self._task != "classification":
+        if faithfulness and not isinstance(self, ClassifierMixin):
             raise ValueError(
                 "faithfulness=True measures how a class probability falls as tokens are "
                 "erased; it is for classifiers."
@@ -928,9 +815,9 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
                 record["true_label"] = name_of(truth[i])
             explained = column
             if explained is None and "label_proba" in record:  # multi-label: say which one
-                explained = int(self._explained_columns(record["proba"][None, :])[0])
+                explained = int(self.task_.explained_columns(record["proba"][None, :])[0])
             if explained is not None:
-                record["explained_label"] = name_of(self._column_label(explained))
+                record["explained_label"] = name_of(self.task_.column_label(explained))
                 if "proba" in record:
                     record["explained_proba"] = float(record["proba"][explained])
             if "label_proba" in record:
@@ -945,16 +832,11 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
         these_scores.__name__ = method
         return faithfulness_report(self, X, [these_scores], reference=False, label=label)
 
-    def _column_label(self, column: int) -> Any:
-        """The label of output ``column`` (a class; a regressor: the output index)."""
-        classes = getattr(self, "classes_", None)
-        return column if classes is None else classes[column].item()
-
     def _label_names(self, target_names: Sequence[str] | None):
         """A function that shows labels (a label, or a list of them) by their names."""
         if target_names is None:
             return lambda value: value
-        if not getattr(self, "_multilabel", False):
+        if not isinstance(self.task_, MultiLabelTask):
             raise ValueError(
                 "target_names names the labels of a multi-label classifier; this model's "
                 "classes_ are already its labels."
@@ -966,12 +848,6 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
             )
         return lambda value: [names[i] for i in value] if isinstance(value, list) else names[value]
 
-    def _shown_truth(self, y: Any, n_samples: int) -> list:
-        """Each document's true value as an explanation shows it."""
-        y = as_label_array(y)
-        check_same_length(n_samples, y)
-        return list(y)
-
     def __sklearn_tags__(self):
         tags = text_input_tags(super().__sklearn_tags__())
         tags.non_deterministic = self.random_state is None
@@ -979,12 +855,13 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator):
 
 
 class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
-    """What both attention classifiers share: labels, class weights, probabilities, thresholds.
+    """What both attention classifiers share: labels or label rows, probabilities.
 
     ``y`` is either one label per document (binary or multiclass: softmax
-    and cross-entropy) or a multi-label 0/1 indicator matrix (one sigmoid
-    per label and binary cross-entropy; ``predict`` returns an indicator
-    matrix, thresholded per label at ``thresholds_``).
+    and cross-entropy; :class:`~skattn.estimators._tasks.SingleLabelTask`)
+    or a multi-label 0/1 indicator matrix (a sigmoid per label and binary
+    cross-entropy; ``predict`` returns an indicator matrix, thresholded per
+    label at ``thresholds_``; :class:`~skattn.estimators._tasks.MultiLabelTask`).
 
     Examples
     --------
@@ -995,249 +872,31 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
     True
     """
 
-    _task = "classification"
-    _target_attributes_names = ("multilabel", "thresholds", "target_dtype", "sparse_target")
+    _default_net_task = "classification"
     #: What an estimator pickled before multi-label support had.
     threshold = "auto"
-    _multilabel = False
 
-    def _check_targets(self, y: Any, n_samples: int):
-        """Labels (1-D ndarray) or a multi-label indicator matrix (ndarray, or CSR if sparse)."""
-        if y is None or not is_indicator_matrix(y):
-            return check_labels(y, n_samples)
-        dense = check_indicator_matrix(y, n_samples)
-        return sp.csr_matrix(dense) if sp.issparse(y) else dense
+    def _new_task(self, y: Any, n_samples: int):
+        return classification_task(y, n_samples, self.threshold, self.class_weight)
 
-    def _encode_targets(self, y, warm: bool) -> tuple[dict[str, Any], np.ndarray]:
-        if y.ndim == 1:
-            classes, y_encoded = self._encode_labels(y, warm)
-            targets = {"classes": classes, "multilabel": False}
-        else:
-            targets, y_encoded = self._encode_indicator(y, warm)
-        n_classes = len(targets["classes"])
-        # Checked here, before any training.
-        targets["threshold_rule"] = resolve_threshold(
-            self.threshold, multilabel=targets["multilabel"], n_classes=n_classes
-        )
-        return targets, y_encoded
+    def _task_from_state(self, state: FittedState):
+        kind = MultiLabelTask if state.attributes.get("multilabel") else SingleLabelTask
+        settings = {"threshold": self.threshold, "class_weight": self.class_weight}
+        return kind.from_state(state.classes, state.attributes, **settings)
 
-    def _encode_indicator(self, y, warm: bool) -> tuple[dict[str, Any], np.ndarray]:
-        """A multi-label ``y``'s targets (labels 0..n_labels−1) and its float32 matrix."""
-        dense = y.toarray() if sp.issparse(y) else y
-        n_labels = dense.shape[1]
-        if warm and (not self._multilabel or n_labels != len(self.classes_)):
-            fitted = f"{len(self.classes_)} labels" if self._multilabel else "1-D labels"
-            raise ValueError(
-                f"warm_start: y is an indicator matrix of {n_labels} labels; the model was "
-                f"fitted with {fitted}."
-            )
-        counts = dense.sum(axis=0)
-        constant = np.flatnonzero((counts == 0) | (counts == len(dense)))
-        if len(constant) == n_labels:
-            raise ValueError(
-                f"y is a multi-label indicator matrix whose {n_labels} labels are each the "
-                "same in every document; there is nothing to learn (a 2-D y of 0/1 is read "
-                "as one column per label)."
-            )
-        if len(constant):
-            warnings.warn(
-                f"labels {constant[:10].tolist()} are 0 in every document or 1 in every "
-                "document of y; the model learns to always give them that value (their "
-                "thresholds stay 0.5).",
-                UserWarning,
-                stacklevel=4,
-            )
-        targets = {
-            "classes": np.arange(n_labels),
-            "multilabel": True,
-            "target_dtype": dense.dtype.str,
-            "sparse_target": bool(sp.issparse(y)),
+    def _task_from_0_3_attributes(self):
+        old = self.__dict__
+        state = {
+            "thresholds": old.get("thresholds_"),
+            "target_dtype": old.get("_target_dtype"),
+            "sparse_target": old.get("_sparse_target", False),
         }
-        return targets, dense.astype(np.float32)
-
-    def _n_outputs(self, targets: dict[str, Any]) -> int:
-        return len(targets["classes"])
-
-    def _net_task(self, targets: dict[str, Any]) -> str:
-        return "multilabel" if targets.get("multilabel") else "classification"
-
-    def _needs_validation(self, targets: dict[str, Any]) -> bool:
-        return targets["threshold_rule"] == "f1"
-
-    def _after_training(self, targets: dict[str, Any], net, valid) -> dict[str, Any]:
-        """Set ``thresholds``: tuned for F1 on the validation split, fixed, or None (argmax)."""
-        rule = targets["threshold_rule"]
-        n_columns = len(targets["classes"]) if targets["multilabel"] else 1
-        if rule == "argmax":
-            return {**targets, "thresholds": None}
-        if rule != "f1":
-            return {**targets, "thresholds": np.full(n_columns, float(rule))}
-        proba = self._scores_for(net.predict_outputs(valid)["logits"], targets["multilabel"])
-        truth = np.asarray(valid.labels)
-        if not targets["multilabel"]:  # binary: the positive class is classes_[1]
-            proba, truth = proba[:, 1:], (truth == 1)[:, None]
-        return {**targets, "thresholds": f1_thresholds(truth, proba)}
-
-    def _adopt_targets(self, targets: dict[str, Any]) -> None:
-        self.classes_ = np.asarray(targets["classes"])
-        self._multilabel = bool(targets.get("multilabel", False))
-        self._target_dtype = targets.get("target_dtype")
-        self._sparse_target = bool(targets.get("sparse_target", False))
-        thresholds = targets.get("thresholds")
-        self.thresholds_ = None if thresholds is None else np.asarray(thresholds, dtype=np.float64)
-
-    def _target_attributes(self) -> dict[str, Any]:
-        return {
-            "multilabel": self._multilabel,
-            "thresholds": None if self._thresholds is None else self._thresholds.tolist(),
-            "target_dtype": getattr(self, "_target_dtype", None),
-            "sparse_target": getattr(self, "_sparse_target", False),
+        kind = MultiLabelTask if old.get("_multilabel", False) else SingleLabelTask
+        settings = {
+            "threshold": self.threshold,
+            "class_weight": getattr(self, "class_weight", None),
         }
-
-    def _targets_from_state(self, state: FittedState) -> dict[str, Any]:
-        # Files written before multi-label support hold none of these.
-        extra = {name: state.attributes.get(name) for name in self._target_attributes_names}
-        return {"classes": np.asarray(state.classes), **extra}
-
-    @staticmethod
-    def _scores_for(logits: np.ndarray, multilabel: bool) -> np.ndarray:
-        logits = logits.astype(np.float64)
-        return expit(logits) if multilabel else softmax(logits, axis=1)
-
-    def _output_scores(self, logits: np.ndarray) -> np.ndarray:
-        return self._scores_for(logits, self._multilabel)
-
-    def _explained_columns(self, scores: np.ndarray) -> np.ndarray:
-        if not self._multilabel:  # the predicted class
-            return np.argmax(scores, axis=1)
-        # Multi-label: the most probable of the predicted labels (of all
-        # labels when none is predicted), so a page never explains a label
-        # it does not show as predicted while another one is.
-        predicted = self.decision_rule_.decide(scores).astype(bool)
-        chosen = np.where(predicted.any(axis=1, keepdims=True), predicted, True)
-        return np.argmax(np.where(chosen, scores, -np.inf), axis=1)
-
-    def _explained_objective(self, logits: torch.Tensor, columns: torch.Tensor) -> torch.Tensor:
-        rows = torch.arange(len(columns), device=logits.device)
-        if self._multilabel:
-            return torch.nn.functional.logsigmoid(logits.float()[rows, columns])
-        return torch.log_softmax(logits.float(), dim=1)[rows, columns]
-
-    def _shown_prediction(self, scores: np.ndarray) -> dict[str, Any]:
-        decided = self.decision_rule_.decide(scores[None, :])[0]
-        if self._multilabel:
-            chosen = decided.astype(bool)
-            return {
-                "prediction": self.classes_[chosen].tolist(),
-                "label_proba": scores[chosen].tolist(),
-                "proba": scores,
-            }
-        return {"prediction": decided, "proba": scores}
-
-    def _label_column(self, label: Any) -> int:
-        check_known_labels(np.asarray([label]), self.classes_, context="label")
-        return int(np.searchsorted(self.classes_, label))
-
-    def _shown_truth(self, y: Any, n_samples: int) -> list:
-        if not self._multilabel:
-            return super()._shown_truth(y, n_samples)
-        indicator = self._checked_indicator(y, n_samples).astype(bool)
-        return [self.classes_[row].tolist() for row in indicator]
-
-    def _encode_fitted_targets(self, y: Any, n_samples: int) -> np.ndarray:
-        if self._multilabel:
-            return self._checked_indicator(y, n_samples).astype(np.float32)
-        y = as_label_array(y)
-        check_same_length(n_samples, y)
-        check_known_labels(y, self.classes_)
-        return np.searchsorted(self.classes_, y)
-
-    def _checked_indicator(self, y: Any, n_samples: int) -> np.ndarray:
-        """A multi-label ``y`` after ``fit``: an indicator matrix of the fitted labels."""
-        if not is_indicator_matrix(y):
-            raise ValueError(
-                f"y has shape {np.shape(y)}; the model was fitted on a multi-label indicator "
-                f"matrix of {len(self.classes_)} labels."
-            )
-        dense = check_indicator_matrix(y, n_samples)
-        if dense.shape[1] != len(self.classes_):
-            raise ValueError(
-                f"y has {dense.shape[1]} labels; the model was fitted with {len(self.classes_)}."
-            )
-        return dense
-
-    def _class_weights(self, targets: dict[str, Any], y_encoded: np.ndarray) -> list[float] | None:
-        """The loss weight of each class from ``class_weight``, in the order of ``classes``.
-
-        Multi-label: the weight of each label's positive examples (its
-        negatives weigh 1); ``"balanced"`` gives n_negative / n_positive.
-        """
-        classes = targets["classes"]
-        if self.class_weight is None:
-            return None
-        if self.class_weight == "balanced":
-            if targets["multilabel"]:
-                positives = y_encoded.sum(axis=0).astype(np.float64)
-                negatives = len(y_encoded) - positives
-                ratio = np.divide(
-                    negatives, positives, out=np.ones_like(positives), where=positives > 0
-                )
-                return np.where(negatives > 0, ratio, 1.0).tolist()
-            present = np.unique(y_encoded)
-            weights = np.ones(len(classes))
-            weights[present] = compute_class_weight("balanced", classes=present, y=y_encoded)
-            return weights.tolist()
-        unknown = [label for label in self.class_weight if label not in set(classes.tolist())]
-        if unknown:
-            what = "label indices" if targets["multilabel"] else "labels"
-            raise ValueError(
-                f"class_weight names {what} that are not in y: {unknown[:5]}; "
-                f"the classes are {classes.tolist()}."
-            )
-        return [float(self.class_weight.get(label, 1.0)) for label in classes.tolist()]
-
-    def _encode_labels(self, y: np.ndarray, warm: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Classes and labels as indices into them (a warm start keeps its classes)."""
-        if not warm:
-            return np.unique(y, return_inverse=True)
-        if self._multilabel:
-            raise ValueError(
-                f"warm_start: y is 1-D; the model was fitted on a multi-label indicator matrix "
-                f"of {len(self.classes_)} labels."
-            )
-        check_known_labels(y, self.classes_, context="warm_start: y")
-        return self.classes_, np.searchsorted(self.classes_, y)
-
-    @property
-    def _thresholds(self) -> np.ndarray | None:
-        # Estimators pickled before thresholds existed have none.
-        return getattr(self, "thresholds_", None)
-
-    @property
-    def decision_rule_(self) -> DecisionRule:
-        """How ``predict`` turns probabilities into labels (:mod:`skattn.decisions`).
-
-        The most probable class; ``classes_[1]`` at ``thresholds_[0]`` for a
-        binary model with a threshold; each label at its ``thresholds_``
-        (0.5 without) for a multi-label one. An exported artefact carries
-        it, and the serving runtime and the command line apply it.
-
-        Examples
-        --------
-        >>> from skattn import SelfAttentiveClassifier
-        >>> clf = SelfAttentiveClassifier(hidden_size=2, max_epochs=1, threshold=0.3,
-        ...                               random_state=0).fit(["good", "bad"] * 4, [1, 0] * 4)
-        >>> clf.decision_rule_.kind, clf.decision_rule_.thresholds
-        ('threshold', (0.3,))
-        """
-        check_is_fitted(self, "net_")
-        thresholds = self._thresholds
-        if self._multilabel:
-            dtype = getattr(self, "_target_dtype", None)
-            return DecisionRule.multilabel(len(self.classes_), thresholds, dtype)
-        if thresholds is None:
-            return DecisionRule.argmax(self.classes_)
-        return DecisionRule.threshold(self.classes_, float(thresholds[0]))
+        return kind.from_state(self.classes_, state, **settings)
 
     def predict_proba_iter(
         self, X: Iterable[str], chunk_size: int = DEFAULT_CHUNK_SIZE
@@ -1261,7 +920,7 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         >>> [chunk.shape for chunk in clf.predict_proba_iter(["good"] * 3, chunk_size=2)]
         [(2, 2), (1, 2)]
         """
-        return iter_predictions(self, self._stream_input(X), "predict_proba", chunk_size)
+        return self._iterate(X, "predict_proba", chunk_size)
 
     def decision_function(self, X: Sequence[str]) -> np.ndarray:
         """Raw scores: logits (n, n_classes), log-odds of ``classes_[1]`` (n,) if binary.
@@ -1277,7 +936,7 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         ndarray
         """
         logits = self.document_outputs(X)["logits"].astype(np.float64)
-        if self._multilabel:
+        if isinstance(self.task_, MultiLabelTask):
             return logits
         return logits[:, 1] - logits[:, 0] if logits.shape[1] == 2 else logits
 
@@ -1295,13 +954,14 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         -------
         ndarray of shape (n_documents, n_classes)
         """
-        return self._output_scores(self.document_outputs(X)["logits"])
+        logits = self.document_outputs(X)["logits"]  # NotFittedError before fit
+        return self.task_.scores(logits)
 
     def predict(self, X: Sequence[str]):
         """Predicted labels: values of ``classes_``, or an indicator matrix (multi-label).
 
-        Binary and multi-label predictions use ``thresholds_`` when it is
-        set (see ``threshold``); otherwise the most probable class.
+        The fitted :attr:`decision_rule_` decides: ``thresholds_`` where set
+        (see ``threshold``), otherwise the most probable class.
 
         Parameters
         ----------
@@ -1314,7 +974,8 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
             matrix if that ``y`` was sparse.
         """
         decided = self.decision_rule_.decide(self.predict_proba(X))
-        return sp.csr_matrix(decided) if self._multilabel and self._sparse_target else decided
+        sparse = isinstance(self.task_, MultiLabelTask) and self.task_.sparse
+        return sp.csr_matrix(decided) if sparse else decided
 
     def score(self, X: Sequence[str], y: Sequence[Any], sample_weight=None) -> float:
         """Accuracy on ``(X, y)`` (multi-label: subset accuracy); unseen labels are an error.
@@ -1331,12 +992,11 @@ class AttentionClassifierBase(ClassifierMixin, AttentionEstimatorBase):
         """
         check_is_fitted(self, "net_")
         n_samples = len(self._check_input(X))
-        if self._multilabel:
-            y = self._checked_indicator(y, n_samples)
+        if isinstance(self.task_, MultiLabelTask):
+            y = self.task_.checked(y, n_samples)
         else:
+            self.task_.encode_fitted(y, n_samples)  # refuses unseen labels and wrong lengths
             y = as_label_array(y)
-            check_same_length(n_samples, y)
-            check_known_labels(y, self.classes_)
         return super().score(X, y, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
@@ -1350,8 +1010,9 @@ class AttentionRegressorBase(RegressorMixin, AttentionEstimatorBase):
 
     The network learns each output standardised (minus its mean over the fit
     data, divided by its standard deviation; a constant output is only
-    centred) with a mean squared error loss; ``predict`` undoes it. The
-    scale of ``y`` therefore does not change the learning rate that works.
+    centred) with a mean squared error loss; ``predict`` undoes it
+    (:class:`~skattn.estimators._tasks.RegressionTask`). The scale of ``y``
+    therefore does not change the learning rate that works.
 
     Examples
     --------
@@ -1362,102 +1023,22 @@ class AttentionRegressorBase(RegressorMixin, AttentionEstimatorBase):
     True
     """
 
-    _task = "regression"
-    _target_attributes_names = ("target_mean", "target_scale", "target_ndim")
+    _default_net_task = "regression"
 
-    def _check_targets(self, y: Any, n_samples: int) -> np.ndarray:
-        return check_targets(y, n_samples)
+    def _new_task(self, y: Any, n_samples: int):
+        return RegressionTask(), RegressionTask.check(y, n_samples)
 
-    def _encode_targets(self, y: np.ndarray, warm: bool) -> tuple[dict[str, Any], np.ndarray]:
-        columns = y.reshape(len(y), -1)
-        if warm:
-            if columns.shape[1] != self.n_outputs_:
-                raise ValueError(
-                    f"warm_start: y has {columns.shape[1]} outputs; the model was fitted with "
-                    f"{self.n_outputs_}."
-                )
-            targets = {**self._fitted_targets(), "target_ndim": y.ndim}
-        else:
-            scale = columns.std(axis=0)
-            targets = {
-                "target_mean": columns.mean(axis=0),
-                "target_scale": np.where(scale > 0, scale, 1.0),
-                "target_ndim": y.ndim,
-            }
-        return targets, self._standardise(columns, targets)
+    def _task_from_state(self, state: FittedState):
+        return RegressionTask.from_state(None, state.attributes)
 
-    @staticmethod
-    def _standardise(columns: np.ndarray, targets: dict[str, Any]) -> np.ndarray:
-        return ((columns - targets["target_mean"]) / targets["target_scale"]).astype(np.float32)
-
-    def _n_outputs(self, targets: dict[str, Any]) -> int:
-        return len(targets["target_mean"])
-
-    def _adopt_targets(self, targets: dict[str, Any]) -> None:
-        self.target_mean_ = np.asarray(targets["target_mean"], dtype=np.float64)
-        self.target_scale_ = np.asarray(targets["target_scale"], dtype=np.float64)
-        self.n_outputs_ = len(self.target_mean_)
-        self._target_ndim = int(targets["target_ndim"])
-
-    def _target_attributes(self) -> dict[str, Any]:
-        return {
-            "target_mean": self.target_mean_.tolist(),
-            "target_scale": self.target_scale_.tolist(),
-            "target_ndim": self._target_ndim,
+    def _task_from_0_3_attributes(self):
+        old = self.__dict__
+        state = {
+            "target_mean": old["target_mean_"],
+            "target_scale": old["target_scale_"],
+            "target_ndim": old["_target_ndim"],
         }
-
-    def _targets_from_state(self, state: FittedState) -> dict[str, Any]:
-        return {name: state.attributes[name] for name in self._target_attributes_names}
-
-    def _encode_fitted_targets(self, y: Any, n_samples: int) -> np.ndarray:
-        columns = check_targets(y, n_samples).reshape(n_samples, -1)
-        if columns.shape[1] != self.n_outputs_:
-            raise ValueError(f"y has {columns.shape[1]} outputs; the model has {self.n_outputs_}.")
-        return self._standardise(columns, self._fitted_targets())
-
-    def _fitted_targets(self) -> dict[str, Any]:
-        return {"target_mean": self.target_mean_, "target_scale": self.target_scale_}
-
-    @property
-    def decision_rule_(self) -> DecisionRule:
-        """How ``predict`` turns the network's outputs into targets (:mod:`skattn.decisions`).
-
-        The outputs, standardised in training, times ``target_scale_`` plus
-        ``target_mean_``, in the shape of the fitted ``y``.
-
-        Examples
-        --------
-        >>> from skattn import SelfAttentiveRegressor
-        >>> reg = SelfAttentiveRegressor(hidden_size=2, max_epochs=1, random_state=0)
-        >>> reg.fit(["good", "bad"] * 4, [3.0, 1.0] * 4).decision_rule_.target_mean
-        (2.0,)
-        """
-        check_is_fitted(self, "net_")
-        return DecisionRule.regression(self.target_mean_, self.target_scale_, self._target_ndim)
-
-    def _output_scores(self, logits: np.ndarray) -> np.ndarray:
-        # The explained values: predict's, always one column per output.
-        return self.decision_rule_.decide(logits).reshape(len(logits), -1)
-
-    def _explained_columns(self, scores: np.ndarray) -> np.ndarray:
-        # One explanation per document: of the first output.
-        return np.zeros(len(scores), dtype=np.int64)
-
-    def _explained_objective(self, logits: torch.Tensor, columns: torch.Tensor) -> torch.Tensor:
-        scale = torch.as_tensor(self.target_scale_, dtype=torch.float32, device=logits.device)
-        values = logits.float() * scale
-        return values[torch.arange(len(columns), device=values.device), columns]
-
-    def _shown_prediction(self, scores: np.ndarray) -> dict[str, Any]:
-        return {"prediction": float(scores[0]) if self._target_ndim == 1 else scores}
-
-    def _label_column(self, label: Any) -> int:
-        if not isinstance(label, Integral) or not 0 <= label < self.n_outputs_:
-            raise ValueError(
-                f"label={label!r}: a regressor's label is an output index, 0 to "
-                f"{self.n_outputs_ - 1}."
-            )
-        return int(label)
+        return RegressionTask.from_state(None, state)
 
     def predict(self, X: Sequence[str]) -> np.ndarray:
         """Predicted targets, in the units of ``y``.

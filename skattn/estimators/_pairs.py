@@ -19,17 +19,15 @@ from sklearn.base import TransformerMixin
 
 from skattn.estimators._architectures import Departure, SelfAttentiveModel, _Estimator
 from skattn.estimators._base import (
-    COMMON_CONSTRAINTS,
     AttentionClassifierBase,
     AttentionRegressorBase,
 )
+from skattn.estimators._constraints import COMMON_CONSTRAINTS
 from skattn.estimators._docstrings import fill_shared_docs
+from skattn.estimators._inputs import PairInput
 from skattn.estimators._regressors import REGRESSOR_CONSTRAINTS
-from skattn.explain._erasure import PairDocuments
 from skattn.nn._pair import SelfAttentivePairNet
-from skattn.text._encoder import DEFAULT_TOKEN_PATTERN, EncodedCorpus, TextEncoder
-from skattn.text._ordering import text_digests
-from skattn.text._pairs import PairCorpus, PairDataset, check_pair_input, pair_column_names
+from skattn.text._encoder import DEFAULT_TOKEN_PATTERN
 from skattn.utils._params import POSITIVE_INT, Options
 
 __all__ = ["SelfAttentivePairClassifier", "SelfAttentivePairModel", "SelfAttentivePairRegressor"]
@@ -50,10 +48,8 @@ class SelfAttentivePairModel(TransformerMixin):
     _module_class = SelfAttentivePairNet
     #: The torch.nn recurrent layers the network trains (probed for bf16 training).
     _recurrent_layers = ("LSTM",)
-    #: Pairs are read whole (a list of pairs or a two-column table).
-    _reads_streams = False
-    #: Samples are pairs of texts (tools that read single texts, such as the exporter, refuse it).
-    _reads_pairs = True
+    #: Samples are pairs of texts, read whole (a list of pairs or a two-column table).
+    _input = PairInput()
     _base_epochs = SelfAttentiveModel._base_epochs
     _text_params = SelfAttentiveModel._text_params
     _model_constraints: dict = {
@@ -176,39 +172,6 @@ class SelfAttentivePairModel(TransformerMixin):
     def _loss_params(self) -> dict[str, Any]:
         return {"penalty": self.penalty}
 
-    # -- pairs as input -------------------------------------------------------
-    def _check_input(self, X: Any) -> list[tuple[str, str]]:
-        # A DataFrame is read by the column names seen at fit, when fit saw some.
-        names = getattr(self, "feature_names_in_", None)
-        return check_pair_input(X, feature_names=None if names is None else list(names))
-
-    def _check_fit_input(self, X: Any) -> tuple[list[tuple[str, str]], list[str] | None]:
-        return check_pair_input(X), pair_column_names(X)
-
-    def _stream_input(self, X: Any) -> list[tuple[str, str]]:
-        # Pairs are read whole (a DataFrame by its rows, not its column names).
-        return self._check_input(X)
-
-    def _fit_encode(self, encoder: TextEncoder, X: list, memmap_dir=None) -> PairCorpus:
-        return PairCorpus.fit_encode(encoder, X)
-
-    def _encode_input(self, encoder: TextEncoder, X: list, memmap_dir=None) -> PairCorpus:
-        return PairCorpus.encode(encoder, X)
-
-    def _dataset(self, corpus, y=None, sample_weight=None) -> PairDataset:
-        return PairDataset(corpus, y, sample_weight)
-
-    def _digests(self, X: list) -> np.ndarray:
-        # The length of the first text keeps ("ab", "c") apart from ("a", "bc").
-        return text_digests(f"{len(a)}:{a}{b}" for a, b in X)
-
-    def _vector_corpus(self, encoder: TextEncoder, X: list, corpus) -> EncodedCorpus:
-        return encoder.encode([text for pair in X for text in pair], validated=True)
-
-    def _vector_texts(self, order: np.ndarray) -> np.ndarray:
-        # Pair i is texts 2i and 2i + 1 of _vector_corpus.
-        return np.stack([2 * order, 2 * order + 1], axis=1).ravel()
-
     # -- outputs ----------------------------------------------------------------
     def transform(self, X) -> np.ndarray:
         """Each pair's features per hop, flattened: shape (n_pairs, r * features).
@@ -234,10 +197,6 @@ class SelfAttentivePairModel(TransformerMixin):
             width = 2 * self.hidden_size
             per_hop += [f"absdiff{k}" for k in range(width)] + [f"product{k}" for k in range(width)]
         return [f"hop{h}_{name}" for h in range(self.attention_hops) for name in per_hop]
-
-    def _explained_documents(self, X, column: int | None = None) -> PairDocuments:
-        """The pairs explanations score and erase (both texts' tokens), explained for ``column``."""
-        return PairDocuments(self, X, column)
 
 
 @fill_shared_docs

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from skattn.estimators._architectures import HierarchicalAttentionModel, SelfAttentiveModel
-from skattn.estimators._base import COMMON_CONSTRAINTS, AttentionRegressorBase
+from skattn.estimators._base import AttentionRegressorBase
+from skattn.estimators._constraints import COMMON_CONSTRAINTS
 from skattn.estimators._docstrings import fill_shared_docs
 from skattn.text._encoder import DEFAULT_TOKEN_PATTERN
 

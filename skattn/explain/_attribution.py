@@ -126,7 +126,7 @@ def _mean_scale_gradients(
             for side, tokens in shapes.items()
         }
         logits = module(**X, **{f"token_scale{side}": s for side, s in scales.items()})[0]
-        objective = estimator._explained_objective(logits, target).sum()
+        objective = estimator.task_.objective(logits, target).sum()
         gradients = torch.autograd.grad(objective, list(scales.values()))
         for side, gradient in zip(scales, gradients):
             totals[side] += gradient
@@ -375,6 +375,6 @@ def explanation_records(
             body = _pair_body(documents, i, token_score, extra)
         else:
             body = _text_body(documents, i, token_score, extra)
-        shown = estimator._shown_prediction(documents.full_proba[i])
+        shown = estimator.task_.shown_prediction(documents.full_proba[i])
         records.append({"method": method, **shown, **body})
     return records

@@ -207,7 +207,7 @@ class _EncodedDocuments(_Documents):
 
     def _scores(self, corpus) -> np.ndarray:
         logits = self.estimator._outputs([], ("logits",), corpus=corpus)["logits"]
-        return self.estimator._output_scores(logits)
+        return self.estimator.task_.scores(logits)
 
     def _encode(self, texts: list[str]) -> tuple[EncodedCorpus, list, np.ndarray]:
         """The encoded texts, their tokens per sentence, and which are blank."""
@@ -274,7 +274,7 @@ class ModelDocuments(_EncodedDocuments):
             for document in tokenized
         ]
         self.full_proba = self._scores(self.corpus)
-        self._explain_column(column, estimator._explained_columns(self.full_proba))
+        self._explain_column(column, estimator.task_.explained_columns(self.full_proba))
 
     def _proba(self, documents: np.ndarray, keeps: list[np.ndarray]) -> np.ndarray:
         return self._scores(self._erased(self.corpus, documents, keeps))
@@ -326,7 +326,7 @@ class PairDocuments(_EncodedDocuments):
         self.n_first = np.array([len(a) for a in first_tokens], dtype=np.int64)
         self.blank = first_blank & second_blank
         self.full_proba = self._scores(self.corpus)
-        self._explain_column(column, estimator._explained_columns(self.full_proba))
+        self._explain_column(column, estimator.task_.explained_columns(self.full_proba))
 
     def _proba(self, documents: np.ndarray, keeps: list[np.ndarray]) -> np.ndarray:
         n_first = self.n_first[documents]
@@ -447,7 +447,7 @@ def label_column(estimator, label: Any) -> int | None:
     if label is None:
         return None
     if is_skattn_classifier(estimator):
-        return estimator._label_column(label)
+        return estimator.task_.label_column(label)
     classes = getattr(estimator, "classes_", None)
     if classes is None:
         raise ValueError(f"label={label!r}: the estimator has no classes_ to find it in.")

@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from scipy.stats import spearmanr
+from sklearn.base import is_classifier
 
 from skattn.explain._attribution import (
     DEFAULT_STEPS,
@@ -428,9 +429,7 @@ def _checked_method(estimator, method) -> str:
 
 def _checked_report_input(estimator, X, level: str, n_steps, bins) -> tuple[list, tuple]:
     """``X`` validated for ``estimator`` (pairs for a pair model) and the bins, all checked."""
-    if getattr(estimator, "_task", "classification") != "classification" or not hasattr(
-        estimator, "predict_proba"
-    ):
+    if not (is_classifier(estimator) and hasattr(estimator, "predict_proba")):
         raise ValueError(
             "faithfulness_report measures how a class probability falls as tokens are "
             f"erased: it needs a classifier with predict_proba, not a {type(estimator).__name__}."

@@ -267,17 +267,21 @@ def export(estimator, path: str | Path) -> Path:
     return write_archive(path, members)
 
 
+def _architecture(module: nn.Module) -> str:
+    """Which graph exports the trained network: by its class (:mod:`skattn.nn`)."""
+    from skattn.nn import HierarchicalAttentionNet, SelfAttentivePairNet
+
+    if isinstance(module, SelfAttentivePairNet):
+        return "pair"
+    return "hierarchical" if isinstance(module, HierarchicalAttentionNet) else "self_attentive"
+
+
 def _artifact_config(estimator) -> tuple[Any, dict[str, Any]]:
     """The estimator whose network is exported, and the artefact's configuration."""
     model, embedder_output = _unwrap(estimator)
     if not hasattr(model, "net_"):
         raise ValueError(f"the {type(model).__name__} is not fitted; call fit first.")
-    if getattr(model, "_reads_pairs", False):
-        architecture = "pair"
-    elif getattr(model, "_hierarchical", False):
-        architecture = "hierarchical"
-    else:
-        architecture = "self_attentive"
+    architecture = _architecture(model.net_.module_)
     config = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
