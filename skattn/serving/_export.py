@@ -321,63 +321,78 @@ def _export_network(module: nn.Module, architecture: str, text: dict) -> tuple[b
         return (Path(folder) / "model.onnx").read_bytes(), outputs
 
 
+def _pair_signature(module: nn.Module, subwords: bool):
+    """The pair graph, example inputs, their dynamic axes and the output names."""
+    batch, time = torch.export.Dim("batch", min=1), torch.export.Dim("time", min=1)
+    time_b = torch.export.Dim("time_b", min=1)
+    # Example sizes unlike any model size, so that no axis is mistaken for another.
+    example = {
+        "tokens": torch.ones(3, 11, dtype=torch.long),
+        "lengths": torch.tensor([11, 2, 5]),
+        "tokens_b": torch.ones(3, 13, dtype=torch.long),
+        "lengths_b": torch.tensor([1, 13, 4]),
+    }
+    shapes = {
+        "tokens": {0: batch, 1: time},
+        "lengths": {0: batch},
+        "tokens_b": {0: batch, 1: time_b},
+        "lengths_b": {0: batch},
+    }
+    if subwords:
+        example["subwords"] = torch.ones(3, 11, 17, dtype=torch.long)
+        example["subwords_b"] = torch.ones(3, 13, 19, dtype=torch.long)
+        shapes["subwords"] = {0: batch, 1: time, 2: torch.export.Dim("ngrams", min=1)}
+        shapes["subwords_b"] = {0: batch, 1: time_b, 2: torch.export.Dim("ngrams_b", min=1)}
+    outputs = ["logits", "attention", "attention_b", "pair_features"]
+    return PairGraph(module), example, shapes, outputs
+
+
+def _hierarchical_signature(module: nn.Module, subwords: bool):
+    """The hierarchical graph, example inputs, their dynamic axes and the output names."""
+    batch, time = torch.export.Dim("batch", min=1), torch.export.Dim("time", min=1)
+    sentences = torch.export.Dim("sentences", min=1)
+    example = {
+        "tokens": torch.ones(2, 3, 4, dtype=torch.long),
+        "lengths": torch.tensor([[4, 2, 1], [3, 0, 0]]),
+    }
+    shapes = {"tokens": {0: batch, 1: sentences, 2: time}, "lengths": {0: batch, 1: sentences}}
+    if subwords:
+        example["subwords"] = torch.ones(2, 3, 4, 2, dtype=torch.long)
+        ngrams = torch.export.Dim("ngrams", min=1)
+        shapes["subwords"] = {0: batch, 1: sentences, 2: time, 3: ngrams}
+    outputs = ["logits", "sentence_attention", "word_attention", "document_vector"]
+    return HierarchicalGraph(module), example, shapes, outputs
+
+
+def _self_attentive_signature(module: nn.Module, subwords: bool):
+    """The self-attentive graph, example inputs, their dynamic axes and the output names."""
+    batch, time = torch.export.Dim("batch", min=1), torch.export.Dim("time", min=1)
+    example = {"tokens": torch.ones(2, 5, dtype=torch.long), "lengths": torch.tensor([5, 2])}
+    shapes = {"tokens": {0: batch, 1: time}, "lengths": {0: batch}}
+    if subwords:
+        example["subwords"] = torch.ones(2, 5, 3, dtype=torch.long)
+        shapes["subwords"] = {0: batch, 1: time, 2: torch.export.Dim("ngrams", min=1)}
+    outputs = ["logits", "attention", "sentence_embedding"]
+    return SelfAttentiveGraph(module), example, shapes, outputs
+
+
+#: Architecture -> what its graph takes and gives (see _export_here).
+_SIGNATURES = {
+    "pair": _pair_signature,
+    "hierarchical": _hierarchical_signature,
+    "self_attentive": _self_attentive_signature,
+}
+
+
 def _export_here(module: nn.Module, architecture: str, text: dict) -> tuple[bytes, list[str]]:
     """:func:`_export_network`'s work, in the calling process."""
     torch.set_num_threads(1)
     # A frozen copy: the estimator's own network keeps training mode and gradients.
     module = copy.deepcopy(module).cpu().eval().requires_grad_(False)
-    with_subwords = (
-        text["subword_buckets"] is not None
-        and getattr(module, "subword_embedding", None) is not None
+    subwords = text["subword_buckets"] is not None and (
+        getattr(module, "subword_embedding", None) is not None
     )
-    batch, time = torch.export.Dim("batch", min=1), torch.export.Dim("time", min=1)
-    if architecture == "pair":
-        graph = PairGraph(module)
-        # Example sizes unlike any model size, so that no axis is mistaken for another.
-        example = {
-            "tokens": torch.ones(3, 11, dtype=torch.long),
-            "lengths": torch.tensor([11, 2, 5]),
-            "tokens_b": torch.ones(3, 13, dtype=torch.long),
-            "lengths_b": torch.tensor([1, 13, 4]),
-        }
-        time_b = torch.export.Dim("time_b", min=1)
-        shapes = {
-            "tokens": {0: batch, 1: time},
-            "lengths": {0: batch},
-            "tokens_b": {0: batch, 1: time_b},
-            "lengths_b": {0: batch},
-        }
-        if with_subwords:
-            example["subwords"] = torch.ones(3, 11, 17, dtype=torch.long)
-            example["subwords_b"] = torch.ones(3, 13, 19, dtype=torch.long)
-            shapes["subwords"] = {0: batch, 1: time, 2: torch.export.Dim("ngrams", min=1)}
-            shapes["subwords_b"] = {0: batch, 1: time_b, 2: torch.export.Dim("ngrams_b", min=1)}
-        outputs = ["logits", "attention", "attention_b", "pair_features"]
-    elif architecture == "hierarchical":
-        graph = HierarchicalGraph(module)
-        sentences = torch.export.Dim("sentences", min=1)
-        example = {
-            "tokens": torch.ones(2, 3, 4, dtype=torch.long),
-            "lengths": torch.tensor([[4, 2, 1], [3, 0, 0]]),
-        }
-        shapes = {"tokens": {0: batch, 1: sentences, 2: time}, "lengths": {0: batch, 1: sentences}}
-        if with_subwords:
-            example["subwords"] = torch.ones(2, 3, 4, 2, dtype=torch.long)
-            shapes["subwords"] = {
-                0: batch,
-                1: sentences,
-                2: time,
-                3: torch.export.Dim("ngrams", min=1),
-            }
-        outputs = ["logits", "sentence_attention", "word_attention", "document_vector"]
-    else:
-        graph = SelfAttentiveGraph(module)
-        example = {"tokens": torch.ones(2, 5, dtype=torch.long), "lengths": torch.tensor([5, 2])}
-        shapes = {"tokens": {0: batch, 1: time}, "lengths": {0: batch}}
-        if with_subwords:
-            example["subwords"] = torch.ones(2, 5, 3, dtype=torch.long)
-            shapes["subwords"] = {0: batch, 1: time, 2: torch.export.Dim("ngrams", min=1)}
-        outputs = ["logits", "attention", "sentence_embedding"]
+    graph, example, shapes, outputs = _SIGNATURES[architecture](module, subwords)
     with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
         target = Path(folder) / "model.onnx"

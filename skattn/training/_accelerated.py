@@ -483,6 +483,13 @@ def check_accelerator(accelerator: Any, recurrent_layers: tuple[str, ...] = ()) 
             f"accelerator must be an accelerate.Accelerator or None, got "
             f"{type(accelerator).__name__} ({accelerator!r})."
         )
+    _check_processes(accelerator)
+    _check_batch_options(accelerator)
+    _check_bf16(accelerator, recurrent_layers)
+
+
+def _check_processes(accelerator) -> None:
+    """Warn when a launcher started several processes but the accelerator runs alone."""
     launched = int(os.environ.get("WORLD_SIZE", "1") or 1)
     if launched > 1 and accelerator.num_processes == 1:
         warnings.warn(
@@ -490,8 +497,12 @@ def check_accelerator(accelerator: Any, recurrent_layers: tuple[str, ...] = ()) 
             "accelerator runs in this one alone, so each process trains on all the data by "
             "itself. On CPUs create it as Accelerator(cpu=True).",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
+
+
+def _check_batch_options(accelerator) -> None:
+    """Refuse split or dispatched batches, which skattn's batches cannot follow."""
     config = getattr(accelerator, "dataloader_config", None)
     for option in ("split_batches", "dispatch_batches"):
         if getattr(config, option, False):
@@ -501,18 +512,21 @@ def check_accelerator(accelerator: Any, recurrent_layers: tuple[str, ...] = ()) 
                 "share of them. Leave it off and set batch_size per process (the batch of "
                 "one step is batch_size × the number of processes)."
             )
+
+
+def _check_bf16(accelerator, recurrent_layers: tuple[str, ...]) -> None:
+    """Refuse bf16 on a CPU whose kernels cannot train the network's recurrent layers."""
     bf16_on_cpu = getattr(accelerator, "mixed_precision", "no") == "bf16" and (
         accelerator.device.type == "cpu"
     )
-    if bf16_on_cpu and recurrent_layers:
-        missing = bf16_recurrent_kernels(tuple(recurrent_layers))
-        if missing:
-            raise ValueError(
-                "accelerator: mixed_precision='bf16' cannot train on this CPU: its kernels "
-                f"cannot run the recurrent layers in bfloat16 ({missing}). Create the "
-                "accelerator without mixed precision (Accelerator(cpu=True)), or train in "
-                "bf16 on a CPU with bfloat16 support (AVX512-BF16 or AMX) or a GPU."
-            )
+    missing = bf16_recurrent_kernels(tuple(recurrent_layers)) if bf16_on_cpu else None
+    if recurrent_layers and missing:
+        raise ValueError(
+            "accelerator: mixed_precision='bf16' cannot train on this CPU: its kernels "
+            f"cannot run the recurrent layers in bfloat16 ({missing}). Create the "
+            "accelerator without mixed precision (Accelerator(cpu=True)), or train in "
+            "bf16 on a CPU with bfloat16 support (AVX512-BF16 or AMX) or a GPU."
+        )
 
 
 #: The recurrent layers :func:`bf16_recurrent_kernels` can probe, by name.

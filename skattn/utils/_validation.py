@@ -42,6 +42,17 @@ def check_text_input(X: Any, *, name: str = "X") -> list[str]:
     >>> check_text_input(("good", "bad"))
     ['good', 'bad']
     """
+    documents = _as_document_list(X, name)
+    if len(documents) == 0:
+        raise ValueError(f"{name} is empty; at least one document is needed.")
+    for i, doc in enumerate(documents):
+        if not isinstance(doc, str):  # blank strings are documents too
+            raise TypeError(_not_a_document(doc, f"{name}[{i}]"))
+    return documents
+
+
+def _as_document_list(X: Any, name: str) -> list:
+    """A 1-D collection (list, tuple, array, Series, 1-column DataFrame) as a list, or an error."""
     if isinstance(X, (str, bytes)):
         raise TypeError(
             f"{name} is a single {type(X).__name__}; {_HINT}. Wrap one document in a list: [text]."
@@ -60,26 +71,21 @@ def check_text_input(X: Any, *, name: str = "X") -> list[str]:
     if isinstance(X, np.ndarray):
         if X.ndim != 1:
             raise TypeError(f"{name} has shape {X.shape}; {_HINT}.")
-        X = X.tolist()
-    elif not isinstance(X, Sequence):
+        return X.tolist()
+    if not isinstance(X, Sequence):
         raise TypeError(f"{name} is a {type(X).__name__}; {_HINT}.")
-    if len(X) == 0:
-        raise ValueError(f"{name} is empty; at least one document is needed.")
-    for i, doc in enumerate(X):
-        if isinstance(doc, str):
-            continue  # blank strings are documents too (see skattn.text._encoder)
-        if isinstance(doc, (bytes, bytearray)):
-            raise TypeError(
-                f"{name}[{i}] is bytes; documents must be str. Decode them first, "
-                "e.g. doc.decode('utf-8') (or the encoding of your files)."
-            )
-        what = (
-            "None/NaN"
-            if doc is None or (isinstance(doc, float) and doc != doc)
-            else type(doc).__name__
-        )
-        raise TypeError(f"{name}[{i}] is {what}, not str; {_HINT}.")
     return list(X)
+
+
+def _not_a_document(doc: Any, where: str) -> str:
+    """Why ``doc`` is not a document, naming where it is."""
+    if isinstance(doc, (bytes, bytearray)):
+        return (
+            f"{where} is bytes; documents must be str. Decode them first, "
+            "e.g. doc.decode('utf-8') (or the encoding of your files)."
+        )
+    missing = doc is None or (isinstance(doc, float) and doc != doc)
+    return f"{where} is {'None/NaN' if missing else type(doc).__name__}, not str; {_HINT}."
 
 
 def check_same_length(n_documents: int, y) -> None:
