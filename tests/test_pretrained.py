@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-import skattn.embeddings as embeddings
-import skattn.embeddings as pretrained
-import skattn.estimators as skattn_base
+import skattn.embeddings._vectors as embeddings
+import skattn.embeddings._pretrained as pretrained
+import skattn.estimators._base as skattn_base
 from skattn.embeddings import load_named_vectors, token_coverage
 from skattn.text import TextEncoder
 
@@ -57,7 +57,8 @@ def test_auto_takes_glove_on_english_and_ppmi_without_the_package(monkeypatch):
     assert narrow.choices_["embeddings"]["value"] == "ppmi"
     assert "embedding_dim=16 is narrower" in narrow.choices_["embeddings"]["why"]
     monkeypatch.setattr(embeddings, "named_vectors_installed", lambda name: False)
-    missing = _frozen(embeddings="auto", embedding_dim=50).fit(ENGLISH, LABELS)
+    with pytest.warns(UserWarning, match=r"embeddings='auto': glove-6b-50d is not installed"):
+        missing = _frozen(embeddings="auto", embedding_dim=50).fit(ENGLISH, LABELS)
     assert missing.choices_["embeddings"] == {
         "value": "ppmi",
         "why": "glove-6b-50d is not installed (pip install 'skattn[glove]')",

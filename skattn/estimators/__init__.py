@@ -18,6 +18,13 @@ _EXPORTS = {
     "FittedState": "skattn.estimators._base",
     "WeightsMismatchError": "skattn.estimators._base",
     "Departure": "skattn.estimators._architectures",
+    "Task": "skattn.estimators._tasks",
+    "SingleLabelTask": "skattn.estimators._tasks",
+    "MultiLabelTask": "skattn.estimators._tasks",
+    "RegressionTask": "skattn.estimators._tasks",
+    "Input": "skattn.estimators._inputs",
+    "TextInput": "skattn.estimators._inputs",
+    "PairInput": "skattn.estimators._inputs",
 }
 
 __all__ = list(_EXPORTS)

@@ -317,6 +317,10 @@ net_ : skattn.training.AttentionRegressionNet
     (``net_.history`` holds the epochs).
 """,
     "fitted_attributes": """
+task_ : skattn.estimators.Task
+    What the model learned from ``y`` (a single-label, multi-label or
+    regression task): its classes or target scale, thresholds and decision
+    rule; the attributes above come from it.
 encoder_ : TextEncoder
     The fitted tokeniser and vocabulary.
 n_truncated_ : int
