@@ -27,6 +27,7 @@ from torch import nn
 from skattn.nn._self_attentive import pool_hops
 from skattn.serving._artifact import CONFIG, NETWORK, OUTPUTS, check_config
 from skattn.text._subwords import MAX_NGRAMS, NGRAM_RANGE
+from skattn.text._unicode import json_text
 from skattn.utils._archives import write_archive
 
 __all__ = ["export"]
@@ -263,7 +264,8 @@ def export(estimator, path: str | Path) -> Path:
         raise RuntimeError(
             f"the exported network's outputs are {outputs}, not {config['outputs']}."
         )
-    members = {CONFIG: json.dumps(config, ensure_ascii=False).encode("utf-8"), NETWORK: onnx_bytes}
+    # json_text escapes what UTF-8 cannot hold (a vocabulary may hold lone surrogates).
+    members = {CONFIG: json_text(config).encode("utf-8"), NETWORK: onnx_bytes}
     return write_archive(path, members)
 
 

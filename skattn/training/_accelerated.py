@@ -533,7 +533,7 @@ def _check_bf16(accelerator, recurrent_layers: tuple[str, ...]) -> None:
 _RECURRENT_LAYERS = {"LSTM": torch.nn.LSTM, "GRU": torch.nn.GRU}
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)
 def bf16_recurrent_kernels(layers: tuple[str, ...] = ("LSTM", "GRU")) -> str | None:
     """Why this CPU cannot train ``layers`` in bfloat16, or None if it can.
 
