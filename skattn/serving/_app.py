@@ -19,22 +19,11 @@ from skattn._version import __version__
 from skattn.serving._batching import Batcher
 from skattn.serving._limits import BodyLimits
 from skattn.serving._metrics import Metrics, MetricsMiddleware
+from skattn.serving._settings import DEFAULTS
 from skattn.serving._served import ServedModel, load_served
 from skattn.serving._v2 import V2Error, v2_router
 
 __all__ = ["create_app"]
-
-#: Defaults of :func:`create_app`, shared with the command line.
-DEFAULTS = {
-    "batching": True,
-    "max_batch_size": 64,
-    "max_wait_ms": 0.0,
-    "max_body_bytes": 2**20,
-    "max_texts": 1024,
-    "read_timeout": 10.0,
-    "threads": 1,
-}
-
 
 class TextsRequest(BaseModel):
     """The body of a single-text model's routes."""
