@@ -19,11 +19,12 @@ from skattn._version import __version__
 from skattn.serving._batching import Batcher
 from skattn.serving._limits import BodyLimits
 from skattn.serving._metrics import Metrics, MetricsMiddleware
-from skattn.serving._settings import DEFAULTS
 from skattn.serving._served import ServedModel, load_served
+from skattn.serving._settings import DEFAULTS
 from skattn.serving._v2 import V2Error, v2_router
 
 __all__ = ["create_app"]
+
 
 class TextsRequest(BaseModel):
     """The body of a single-text model's routes."""
@@ -216,7 +217,7 @@ def _description(served: ServedModel) -> str:
     return (
         f"A {served.runtime.config.get('estimator')} ({served.kind}) served by skattn. "
         f"Every POST route takes `{body}` as JSON; the Open Inference Protocol (v2) "
-        f"routes take BYTES tensors. Errors are `{{\"error\": \"...\"}}`."
+        f'routes take BYTES tensors. Errors are `{{"error": "..."}}`.'
     )
 
 
@@ -256,7 +257,9 @@ def _validation_message(request: Request, error: RequestValidationError) -> str:
         where = "".join(
             f"[{part}]" if isinstance(part, int) else f".{part}" for part in item["loc"][1:]
         )
-        if item["type"] == "json_invalid":
+        if item["type"] == "missing" and not where:
+            problems.append(f"the request has no body; send JSON {_body_shape(request)}")
+        elif item["type"] == "json_invalid":
             problems.append(f"the body is not valid JSON ({item.get('ctx', {}).get('error')})")
         elif item["type"] in ("model_attributes_type", "dict_type") and not where:
             if "json" not in content_type:
@@ -270,6 +273,12 @@ def _validation_message(request: Request, error: RequestValidationError) -> str:
             problems.append(f"body{where}: {item['msg']}")
     more = len(error.errors()) - len(problems)
     return "; ".join(problems) + (f" (and {more} more)" if more > 0 else "")
+
+
+def _body_shape(request: Request) -> str:
+    if request.app.state.service.served.reads_pairs:
+        return '{"pairs": [["first", "second"], ...]}'
+    return '{"texts": ["...", ...]}'
 
 
 def _add_operations_routes(app: FastAPI, service: _Service, metrics: Metrics) -> None:

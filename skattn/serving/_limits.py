@@ -6,13 +6,17 @@ body chunked. The whole body is read before the route runs:
 
 - a declared length above the cap is refused at once (413), unread;
 - a body that grows past the cap while it streams is refused (413) as
-  soon as it does, the rest never read;
+  soon as it does, the rest never stored;
 - a body not complete within ``read_timeout`` seconds of the request's
   start (a client that declared more than it sends, or trickles) gets a
   408.
 
 Refusals carry ``Connection: close``: the server closes the connection
-instead of parsing the unread rest of the body as a next request.
+instead of parsing the unread rest of the body as a next request. Before a
+413 the rest of the body is read and discarded for at most
+``DRAIN_SECONDS`` (as nginx's lingering close does): a socket closed with
+unread data sends a TCP reset, which can destroy the refusal before the
+client reads it.
 (Malformed lengths — negative, not a number — never get here: the HTTP
 parser refuses them with a 400.)
 """
@@ -25,6 +29,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 __all__ = ["BodyLimits"]
+
+#: Longest time the rest of a refused body is read and discarded, in seconds.
+DRAIN_SECONDS = 1.0
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -78,6 +85,8 @@ class BodyLimits:
             self._check_declared_length(scope)
             body = await asyncio.wait_for(self._read(receive), self.read_timeout)
         except _Refused as refusal:
+            if refusal.status == 413:
+                await _drain(receive, min(DRAIN_SECONDS, self.read_timeout))
             await self._refuse(scope, send, refusal.status, str(refusal))
             return
         except asyncio.TimeoutError:
@@ -97,7 +106,9 @@ class BodyLimits:
             if name != b"content-length":
                 continue
             if not value.isdigit():
-                raise _Refused(400, f"Content-Length must be a whole number of bytes, got {value!r}")
+                raise _Refused(
+                    400, f"Content-Length must be a whole number of bytes, got {value!r}"
+                )
             if int(value) > self.max_body_bytes:
                 raise _Refused(
                     413,
@@ -115,7 +126,8 @@ class BodyLimits:
             size += len(chunk)
             if size > self.max_body_bytes:
                 raise _Refused(
-                    413, f"the request body exceeds {self.max_body_bytes} bytes (read so far: {size})"
+                    413,
+                    f"the request body exceeds {self.max_body_bytes} bytes (read so far: {size})",
                 )
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -137,6 +149,21 @@ class BodyLimits:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+async def _drain(receive: Receive, seconds: float) -> None:
+    """Read and drop body messages until the body ends, the client goes, or ``seconds`` pass."""
+
+    async def discard() -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                return
+
+    try:
+        await asyncio.wait_for(discard(), seconds)
+    except asyncio.TimeoutError:
+        pass
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

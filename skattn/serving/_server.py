@@ -25,6 +25,7 @@ from skattn.serving._settings import DEFAULTS
 
 __all__ = ["add_arguments", "app_from_environment", "launch"]
 
+
 def _positive(kind):
     def parse(text: str):
         value = kind(text)
@@ -76,9 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULTS["max_wait_ms"],
         help="how long a call waits for more requests (0: takes those already queued)",
     )
-    parser.add_argument(
-        "--max-body-bytes", type=_positive(int), default=DEFAULTS["max_body_bytes"]
-    )
+    parser.add_argument("--max-body-bytes", type=_positive(int), default=DEFAULTS["max_body_bytes"])
     parser.add_argument("--max-texts", type=_positive(int), default=DEFAULTS["max_texts"])
     parser.add_argument(
         "--read-timeout",

@@ -88,7 +88,9 @@ def _split_body(body: bytes, headers) -> tuple[bytes, bytes]:
     """The JSON header and the binary rest of a request (Triton's binary extension)."""
     encoding = headers.get("content-encoding", "identity").lower()
     if encoding not in ("identity", ""):
-        raise V2Error(f"Content-Encoding {encoding} is not accepted; send the body uncompressed.", 415)
+        raise V2Error(
+            f"Content-Encoding {encoding} is not accepted; send the body uncompressed.", 415
+        )
     length = headers.get("inference-header-content-length")
     if length is None:
         return body, b""
@@ -109,7 +111,9 @@ def _parse_request(body: bytes, headers) -> tuple[InferenceRequest, bytes]:
             f"{'.'.join(str(part) for part in e['loc']) or 'body'}: {e['msg']}"
             for e in error.errors()[:5]
         )
-        raise V2Error(f"not an inference request of the Open Inference Protocol: {problems}")
+        raise V2Error(
+            f"not an inference request of the Open Inference Protocol: {problems}"
+        ) from None
 
 
 def _flatten(data: list) -> list:
@@ -150,7 +154,9 @@ def _input_texts(tensor: RequestInput, binary: bytes, offset: int) -> tuple[list
     else:
         items = _flatten(tensor.data)
     if len(items) != tensor.shape[0]:
-        raise V2Error(f"input {tensor.name} holds {len(items)} elements; its shape says {tensor.shape}.")
+        raise V2Error(
+            f"input {tensor.name} holds {len(items)} elements; its shape says {tensor.shape}."
+        )
     return [_text(item, tensor.name, i) for i, item in enumerate(items)], offset
 
 
@@ -227,7 +233,12 @@ def _respond(request: InferenceRequest, served, tensors: list) -> Response:
             binaries.append(data)
         else:
             flat = values.ravel().tolist()
-            outputs.append({**description, "data": [str(v) for v in flat] if description["datatype"] == "BYTES" else flat})
+            outputs.append(
+                {
+                    **description,
+                    "data": [str(v) for v in flat] if description["datatype"] == "BYTES" else flat,
+                }
+            )
     answer = {"model_name": served.name, "model_version": VERSION, "outputs": outputs}
     if request.id is not None:
         answer["id"] = request.id
@@ -244,12 +255,16 @@ def _respond(request: InferenceRequest, served, tensors: list) -> Response:
 def metadata(served) -> dict[str, Any]:
     """The model metadata of the protocol: its inputs and outputs."""
     names = ["first", "second"] if served.reads_pairs else ["text"]
-    outputs = [{"name": name, "datatype": _OUTPUT_TYPES.get(name, "FP64"), "shape": [-1, -1]}
-               for name in OUTPUTS[served.kind]]
+    outputs = [
+        {"name": name, "datatype": _OUTPUT_TYPES.get(name, "FP64"), "shape": [-1, -1]}
+        for name in OUTPUTS[served.kind]
+    ]
     for output in outputs:
         if output["name"] == "label" and served.kind == "classifier":
             output["shape"] = [-1]
-            output["datatype"] = _tensor("label", np.asarray(served.runtime.classes_))[0]["datatype"]
+            output["datatype"] = _tensor("label", np.asarray(served.runtime.classes_))[0][
+                "datatype"
+            ]
         if output["name"] == "prediction" and served.runtime.config.get("target_ndim") == 1:
             output["shape"] = [-1]
     return {
@@ -261,7 +276,12 @@ def metadata(served) -> dict[str, Any]:
     }
 
 
-_OUTPUT_TYPES = {"label": "INT64", "probabilities": "FP64", "prediction": "FP64", "embedding": "FP32"}
+_OUTPUT_TYPES = {
+    "label": "INT64",
+    "probabilities": "FP64",
+    "prediction": "FP64",
+    "embedding": "FP32",
+}
 
 
 def _requested(request: InferenceRequest, served) -> list[str]:
@@ -305,7 +325,9 @@ def v2_router(served, run, is_ready) -> APIRouter:
 
     async def model_ready(name: str, version: str | None = None) -> JSONResponse:
         check_model(name, version)
-        return JSONResponse({"name": name, "ready": is_ready()}, status_code=200 if is_ready() else 503)
+        return JSONResponse(
+            {"name": name, "ready": is_ready()}, status_code=200 if is_ready() else 503
+        )
 
     async def infer(name: str, request: Request, version: str | None = None) -> Response:
         check_model(name, version)
@@ -321,9 +343,12 @@ def v2_router(served, run, is_ready) -> APIRouter:
     body = {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
     for prefix in ("/models/{name}", "/models/{name}/versions/{version}"):
         router.add_api_route(prefix, model_metadata, methods=["GET"], summary="Model metadata")
-        router.add_api_route(prefix + "/ready", model_ready, methods=["GET"], summary="Model readiness")
-        router.add_api_route(prefix + "/infer", infer, methods=["POST"], summary="Inference",
-                             openapi_extra=body)
+        router.add_api_route(
+            prefix + "/ready", model_ready, methods=["GET"], summary="Model readiness"
+        )
+        router.add_api_route(
+            prefix + "/infer", infer, methods=["POST"], summary="Inference", openapi_extra=body
+        )
     return router
 
 
