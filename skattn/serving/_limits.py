@@ -83,7 +83,7 @@ class BodyLimits:
             return
         try:
             self._check_declared_length(scope)
-            body = await asyncio.wait_for(self._read(receive), self.read_timeout)
+            body = await _within(self._read(receive), self.read_timeout)
         except _Refused as refusal:
             if refusal.status == 413:
                 await _drain(receive, min(DRAIN_SECONDS, self.read_timeout))
@@ -151,6 +151,14 @@ class BodyLimits:
         await send({"type": "http.response.body", "body": body})
 
 
+async def _within(coroutine, seconds: float):
+    """``coroutine``'s result, or ``asyncio.TimeoutError`` after ``seconds``."""
+    if hasattr(asyncio, "timeout"):  # Python 3.11+: no task per request, unlike wait_for
+        async with asyncio.timeout(seconds):
+            return await coroutine
+    return await asyncio.wait_for(coroutine, seconds)
+
+
 async def _drain(receive: Receive, seconds: float) -> None:
     """Read and drop body messages until the body ends, the client goes, or ``seconds`` pass."""
 
@@ -161,7 +169,7 @@ async def _drain(receive: Receive, seconds: float) -> None:
                 return
 
     try:
-        await asyncio.wait_for(discard(), seconds)
+        await _within(discard(), seconds)
     except asyncio.TimeoutError:
         pass
 
