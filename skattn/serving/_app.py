@@ -203,6 +203,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.service = service
+    app.openapi = _openapi_with_our_errors(app)
     _add_error_handlers(app)
     _add_operations_routes(app, service, metrics)
     _add_model_routes(app, service)
@@ -210,6 +211,29 @@ def create_app(
     app.add_middleware(BodyLimits, max_body_bytes=max_body_bytes, read_timeout=read_timeout)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     return app
+
+
+def _openapi_with_our_errors(app: FastAPI):
+    """The OpenAPI schema, its 422 answers documented as they are: ``{"error": ...}``."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = generate()
+            schemas = schema.get("components", {}).get("schemas", {})
+            for name in ("HTTPValidationError", "ValidationError"):
+                schemas.pop(name, None)
+            error = {"$ref": "#/components/schemas/Error"}
+            schemas.setdefault("Error", Error.model_json_schema())
+            for operations in schema["paths"].values():
+                for operation in operations.values():
+                    invalid = operation.get("responses", {}).get("422")
+                    if invalid is not None:
+                        invalid["content"] = {"application/json": {"schema": error}}
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    return openapi
 
 
 def _description(served: ServedModel) -> str:

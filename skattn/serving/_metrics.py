@@ -120,10 +120,17 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, send_and_note)
         finally:
-            self.metrics.answered(_route(scope), status, time.perf_counter() - start)
+            self.metrics.answered(_route(scope, status), status, time.perf_counter() - start)
 
 
-def _route(scope: dict[str, Any]) -> str:
-    """The matched route's template (``/v2/models/{name}/infer``), not the raw path."""
-    route = scope.get("route")
-    return getattr(route, "path", None) or "unmatched"
+def _route(scope: dict[str, Any], status: int) -> str:
+    """The matched route's template (``/v2/models/{name}/infer``), never a client's raw path.
+
+    Routes that do not record themselves (the OpenAPI schema, the docs'
+    static files) are served paths, a fixed set; a refused request that no
+    route matched is "unmatched".
+    """
+    route = getattr(scope.get("route"), "path", None)
+    if route:
+        return route
+    return scope.get("path", "unmatched") if status < 400 else "unmatched"
