@@ -227,6 +227,40 @@ def run(name: str, seconds: float, old_checkout: Path | None) -> None:
                 _stop(process)
 
 
+def _label(row: dict) -> str:
+    if row["kind"] == "old":
+        return "stdlib (old)"
+    return f"{row['workers']} worker{'s' if row['workers'] > 1 else ''}, batching {row['batching']}"
+
+
+def table(path: Path) -> str:
+    """Markdown tables (one per model) of a file of this script's JSON lines."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    out = []
+    for row in rows:
+        if "in_process" in row:
+            rates = row["in_process"]
+            out += [
+                f"\n**{row['model']}**: in-process onnxruntime (1 thread) "
+                + ", ".join(
+                    f"batch {n}: {rates[f'batch{n}_texts_per_s']:,.0f} texts/s" for n in (1, 8, 64)
+                )
+                + f" (`uptime` before: {row['uptime'].split('load average: ')[-1]})\n",
+                "| server | texts/request | clients | requests/s | texts/s | p50 ms | p99 ms "
+                "| p99/p50 | errors | mean batch |",
+                "|---|---|---|---|---|---|---|---|---|---|",
+            ]
+            continue
+        batch = f"{row['mean_batch']:.1f}" if "mean_batch" in row else "–"
+        out.append(
+            f"| {_label(row)} | {row['texts_per_request']} | {row['clients']} "
+            f"| {row['requests_per_s']:,.0f} | {row['texts_per_s']:,.0f} | {row['p50_ms']:.1f} "
+            f"| {row['p99_ms']:.1f} | {row['p99_ms'] / row['p50_ms']:.1f} | {row['errors']} "
+            f"| {batch} |"
+        )
+    return "\n".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", choices=sorted(MODELS), action="append")
@@ -237,7 +271,11 @@ def main() -> None:
         default=None,
         help="a checkout with the old skattn/serving/http.py, to measure it too",
     )
+    parser.add_argument("--table", type=Path, help="print the tables of an earlier run's output")
     args = parser.parse_args()
+    if args.table:
+        print(table(args.table))
+        return
     for name in args.only or MODELS:
         run(name, args.seconds, args.old_checkout)
 

@@ -11,8 +11,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
-from pydantic import BaseModel, ConfigDict, Field, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from skattn._version import __version__
@@ -285,7 +286,7 @@ def _validation_message(request: Request, error: RequestValidationError) -> str:
             problems.append(f"the request has no body; send JSON {_body_shape(request)}")
         elif item["type"] == "json_invalid":
             problems.append(f"the body is not valid JSON ({item.get('ctx', {}).get('error')})")
-        elif item["type"] in ("model_attributes_type", "dict_type") and not where:
+        elif item["type"] in ("model_attributes_type", "dict_type", "model_type") and not where:
             if "json" not in content_type:
                 problems.append(
                     f"the body must be JSON sent with Content-Type: application/json "
@@ -343,9 +344,10 @@ def _add_model_routes(app: FastAPI, service: _Service) -> None:
     body_class = PairsRequest if service.served.reads_pairs else TextsRequest
     for method in service.served.methods:
         path, key, answer_class, summary = _ROUTES[method]
-        app.add_api_route(
+        app.router.add_api_route(
             path,
-            _endpoint(service, method, key, body_class),
+            _documented(body_class),
+            route_class_override=_route_class(_endpoint(service, method, key, body_class)),
             methods=["POST"],
             response_model=answer_class,
             summary=summary,
@@ -361,10 +363,21 @@ def _add_model_routes(app: FastAPI, service: _Service) -> None:
         )
 
 
+def _documented(body_class: type[BaseModel]):
+    """A stand-in endpoint whose signature tells FastAPI's OpenAPI schema the body."""
+
+    async def endpoint(body) -> None: ...
+
+    endpoint.__annotations__ = {"body": body_class, "return": None}
+    return endpoint
+
+
 def _endpoint(service: _Service, method: str, key: str, body_class: type[BaseModel]):
+    """The route's handler: the body validated into ``body_class``, the runtime's answer."""
     served = service.served
 
-    async def endpoint(body) -> JSONResponse:
+    async def handle(request: Request) -> Response:
+        body = _validated(await request.body(), request, body_class)
         samples = body.pairs if served.reads_pairs else body.texts
         rows = await service.run(method, list(samples))
         answer = {key: served.rows_as_json(method, rows)}
@@ -372,7 +385,34 @@ def _endpoint(service: _Service, method: str, key: str, body_class: type[BaseMod
             answer["classes"] = served.classes
         return JSONResponse(answer)
 
-    # FastAPI reads the body's model from the annotation; it is chosen per model.
-    endpoint.__annotations__ = {"body": body_class, "return": JSONResponse}
-    endpoint.__name__ = f"{method}_endpoint"
-    return endpoint
+    return handle
+
+
+def _validated(body: bytes, request: Request, body_class: type[BaseModel]) -> BaseModel:
+    """The body as ``body_class``, or the ``RequestValidationError`` FastAPI would raise."""
+    if not body:
+        raise RequestValidationError(
+            [{"type": "missing", "loc": ("body",), "msg": "Field required"}]
+        )
+    if "json" not in request.headers.get("content-type", ""):
+        raise RequestValidationError([{"type": "dict_type", "loc": ("body",), "msg": "not JSON"}])
+    try:
+        return body_class.model_validate_json(body)
+    except ValidationError as error:
+        errors = [{**item, "loc": ("body", *item["loc"])} for item in error.errors()]
+        raise RequestValidationError(errors) from None
+
+
+def _route_class(handle):
+    """An APIRoute documented from its models but answered by ``handle`` alone.
+
+    FastAPI's documented way to change how a route handles requests: its
+    per-request dependency machinery is skipped (a third of the event
+    loop's time per request, profiled), the OpenAPI schema is unchanged.
+    """
+
+    class ModelRoute(APIRoute):
+        def get_route_handler(self):
+            return handle
+
+    return ModelRoute
