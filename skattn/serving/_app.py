@@ -189,7 +189,14 @@ def create_app(
     }
     served = load_served(artifact, threads=threads, name=model_name)
     metrics = Metrics()
-    service = _Service(served, metrics, settings)
+    app = _application(_Service(served, metrics, settings), metrics)
+    app.add_middleware(BodyLimits, max_body_bytes=max_body_bytes, read_timeout=read_timeout)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    return app
+
+
+def _application(service: _Service, metrics: Metrics) -> FastAPI:
+    """The FastAPI app of a service: warm-up at start, routes, error handlers."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -198,9 +205,9 @@ def create_app(
         await service.close()
 
     app = FastAPIOffline(
-        title=f"skattn: {served.name}",
+        title=f"skattn: {service.served.name}",
         version=__version__,
-        description=_description(served),
+        description=_description(service.served),
         lifespan=lifespan,
     )
     app.state.service = service
@@ -208,9 +215,7 @@ def create_app(
     _add_error_handlers(app)
     _add_operations_routes(app, service, metrics)
     _add_model_routes(app, service)
-    app.include_router(v2_router(served, service.run, lambda: service.ready))
-    app.add_middleware(BodyLimits, max_body_bytes=max_body_bytes, read_timeout=read_timeout)
-    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.include_router(v2_router(service.served, service.run, lambda: service.ready))
     return app
 
 
