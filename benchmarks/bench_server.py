@@ -18,7 +18,10 @@ needs. For each model it
   workers, dynamic batching off and on;
 - runs wrk against each for 1, 16 and 64 concurrent clients (keep-alive
   connections), each request holding 1 or 8 snippets, for ``--seconds``
-  each, after a one-second warm-up; every run is bounded in time.
+  each (four times as long for the paper-sized model, whose answers take
+  seconds at 64 clients), after a one-second warm-up on one connection,
+  and waits for the requests left in flight to be answered before the next
+  run (their work would load it); every run is bounded in time.
 
 One JSON line per measurement on standard output.
 """
@@ -170,7 +173,7 @@ def _batch_means(port: int) -> tuple[float, float]:
 
 
 def _wrk(port: int, script: Path, clients: int, seconds: float) -> dict:
-    command = ["wrk", "-t1", f"-c{clients}", f"-d{int(seconds)}s", "--timeout", "10s"]
+    command = ["wrk", "-t1", f"-c{clients}", f"-d{int(seconds)}s", "--timeout", "30s"]
     command += ["-s", str(script), f"http://127.0.0.1:{port}/predict"]
     output = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
     lines = [line for line in output.stdout.splitlines() if line.startswith('{"requests"')]
@@ -179,14 +182,30 @@ def _wrk(port: int, script: Path, clients: int, seconds: float) -> dict:
     return json.loads(lines[-1])
 
 
-def _load(port: int, scripts: dict, seconds: float) -> list[dict]:
+def _settle(port: int, old: bool, wait: float) -> None:
+    """Wait until the requests wrk left in flight are answered (they would load the next run)."""
+    if old:  # no metrics: wait out the last run's slowest answers
+        time.sleep(wait)
+        return
+    deadline, last = time.monotonic() + 120, None
+    while time.monotonic() < deadline:
+        now = _batch_means(port)
+        if now == last:
+            return
+        last = now
+        time.sleep(1.0)
+
+
+def _load(port: int, scripts: dict, seconds: float, old: bool) -> list[dict]:
     rows = []
     for payload, script in scripts.items():
         for clients in CONCURRENCY:
-            _wrk(port, script, clients, 1)  # warm-up
+            _wrk(port, script, 1, 1)  # warm-up, one connection: little left in flight
+            _settle(port, old, 2.0)
             calls, samples = _batch_means(port)
             result = _wrk(port, script, clients, seconds)
             after_calls, after_samples = _batch_means(port)
+            _settle(port, old, min(30.0, max(2.0, 2 * result["max_ms"] / 1000)))
             result.update(
                 clients=clients,
                 texts_per_request=payload,
@@ -209,6 +228,11 @@ SERVERS = [
 ]
 
 
+def _seconds(name: str, seconds: int) -> int:
+    """Each run's length: the paper-sized model answers 64 clients of 8 texts in seconds."""
+    return 4 * seconds if name.endswith("_paper") else seconds
+
+
 def run(name: str, seconds: float, old_checkout: Path | None) -> None:
     load = os.popen("uptime").read().strip()
     with tempfile.TemporaryDirectory(prefix="skattn-bench-server-") as folder:
@@ -221,7 +245,7 @@ def run(name: str, seconds: float, old_checkout: Path | None) -> None:
                 continue
             process, port = _start(server, path, old_checkout)
             try:
-                for row in _load(port, scripts, seconds):
+                for row in _load(port, scripts, _seconds(name, seconds), server["kind"] == "old"):
                     print(json.dumps({"model": name, **server, **row}), flush=True)
             finally:
                 _stop(process)
