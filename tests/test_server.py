@@ -571,3 +571,16 @@ def test_two_workers_share_their_metrics(artifacts):
         assert sum(map(float, counted)) == 12
     finally:
         _stop(process)
+
+
+def test_batching_auto_follows_the_size_of_the_network(artifacts, monkeypatch):
+    import skattn.serving._app as app_module
+
+    small = artifacts["binary"].stat().st_size  # the zip holds the network, compressed
+    with TestClient(create_app(artifacts["binary"])) as client:
+        assert client.get("/model").json()["settings"]["batching"] is False
+    monkeypatch.setattr(app_module, "AUTO_BATCHING_MIB", small / 2**20 / 100)
+    with TestClient(create_app(artifacts["binary"])) as client:
+        assert client.get("/model").json()["settings"]["batching"] is True
+    with pytest.raises(ValueError, match='"auto"'):
+        create_app(artifacts["binary"], batching="yes")

@@ -67,6 +67,8 @@ class ServedModel:
         The model's name in the routes of the Open Inference Protocol.
     reads_pairs : bool
         Whether each sample is a pair of texts.
+    network_bytes : int
+        Size of the ONNX network.
 
     Examples
     --------
@@ -79,6 +81,7 @@ class ServedModel:
     kind: str
     name: str
     reads_pairs: bool
+    network_bytes: int
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -168,7 +171,7 @@ def load_served(
     >>> load_served("reviews.onnx.zip").kind  # doctest: +SKIP
     'classifier'
     """
-    config, _ = read_artifact(path)
+    config, network = read_artifact(path)
     kind = _kind(config)
     runtime_class = {
         "classifier": OnnxTextClassifier,
@@ -182,4 +185,5 @@ def load_served(
         kind=kind,
         name=name or model_name(path),
         reads_pairs=runtime.reads_pairs,
+        network_bytes=len(network),
     )

@@ -61,9 +61,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--batching",
-        choices=["on", "off"],
-        default="on" if DEFAULTS["batching"] else "off",
-        help="gather concurrent requests into one onnxruntime call (dynamic batching)",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="gather concurrent requests into one onnxruntime call (dynamic batching); "
+        "auto: on for networks of 64 MiB or more (GET /model says which)",
     )
     parser.add_argument(
         "--max-batch-size",
@@ -108,7 +109,7 @@ def settings_from(args: argparse.Namespace) -> dict[str, Any]:
     """The server's settings, as JSON values, from parsed arguments."""
     settings = {key: value for key, value in vars(args).items() if key in _SETTINGS}
     settings["artifact"] = str(Path(args.artifact).resolve())
-    settings["batching"] = args.batching == "on"
+    settings["batching"] = {"on": True, "off": False}.get(args.batching, "auto")
     return settings
 
 
