@@ -1,4 +1,4 @@
-"""Command line: ``python -m skattn {compare,predict,explain} ...``.
+"""Command line: ``python -m skattn {compare,predict,explain,export,serve} ...``.
 
 Errors are printed as one line (``skattn: error: ...``) with exit status 1;
 ``--debug`` shows the traceback instead.
@@ -210,7 +210,24 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help=f"for a model saved with a built-in tokenizer name {sorted(TOKENIZERS)}",
     )
+    _serve_parser(commands)
     return parser
+
+
+def _serve_parser(commands) -> None:
+    from skattn.serving._server import add_arguments
+
+    serve = commands.add_parser(
+        "serve", help="serve an artefact over HTTP (uvicorn; JSON routes and the v2 protocol)"
+    )
+    add_arguments(serve)
+
+
+def _serve(args) -> int:
+    """``serve``: the artefact's service, in a process of its own (the ``server`` extra)."""
+    from skattn.serving._server import launch
+
+    return launch(args)
 
 
 def _export(args) -> int:
@@ -379,7 +396,13 @@ def main(argv: list[str] | None = None) -> int:
         wrong arguments.
     """
     args = _parser().parse_args(argv)
-    commands = {"compare": _compare, "predict": _predict, "explain": _explain, "export": _export}
+    commands = {
+        "compare": _compare,
+        "predict": _predict,
+        "explain": _explain,
+        "export": _export,
+        "serve": _serve,
+    }
     try:
         return commands[args.command](args)
     except (Exception, KeyboardInterrupt) as error:

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-import skattn.embeddings._vectors as embeddings
 import skattn.embeddings._pretrained as pretrained
+import skattn.embeddings._vectors as embeddings
 import skattn.estimators._base as skattn_base
 from skattn.embeddings import load_named_vectors, token_coverage
 from skattn.text import TextEncoder

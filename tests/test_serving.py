@@ -501,7 +501,7 @@ def test_serving_imports_neither_torch_skorch_sklearn_nor_scipy(artifacts):
 
         sys.meta_path.insert(0, Block())
         from skattn.serving import OnnxTextClassifier
-        import skattn.serving.http  # the HTTP service too
+        import skattn.serving._app  # the HTTP service too
         served = OnnxTextClassifier({str(path)!r})
         print(served.predict(["a good film", ""]).tolist())
         print(sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED))
@@ -524,47 +524,3 @@ def test_the_command_line_exports_a_saved_model(tmp_path):
     served = OnnxTextClassifier(tmp_path / "model.onnx.zip")
     np.testing.assert_allclose(served.predict_proba(TRAIN), model.predict_proba(TRAIN), atol=1e-5)
     assert main(["export", str(tmp_path / "missing.skattn"), str(tmp_path / "x.zip")]) == 1
-
-
-def test_the_http_service_answers_as_the_runtime(artifacts):
-    import threading
-    import urllib.error
-    import urllib.request
-
-    from skattn.serving.http import load_model, make_server
-
-    _, path = artifacts["self_attentive"]
-    model = load_model(path)
-    server = make_server(model, port=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{server.server_port}"
-
-    def post(route, payload):
-        request = urllib.request.Request(
-            base + route,
-            data=json.dumps(payload).encode(),
-            method="POST",
-            headers={"Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.load(response)
-
-    try:
-        with urllib.request.urlopen(base + "/health", timeout=30) as response:
-            assert json.load(response)["task"] == "classifier"
-        texts = ["a good film . truly great acting !", "", "电影 很 好看 😀"]
-        answer = post("/predict", {"texts": texts})
-        np.testing.assert_allclose(answer["probabilities"], model.predict_proba(texts), atol=1e-12)
-        assert answer["labels"] == model.predict(texts).tolist()
-        weights = post("/attention", {"texts": texts[:1]})["attention"][0]
-        assert weights["tokens"] == texts[0].split()
-        with pytest.raises(urllib.error.HTTPError) as error:
-            post("/predict", {"texts": "not a list"})
-        assert error.value.code == 400 and "list of strings" in json.load(error.value)["error"]
-        with pytest.raises(urllib.error.HTTPError) as error:
-            post("/predict", {"texts": ["ok", None]})
-        assert error.value.code == 400
-    finally:
-        server.shutdown()
-        server.server_close()
