@@ -474,7 +474,11 @@ def test_the_http_service_answers_hostile_texts(fitted, served):
     # JSON escapes the lone surrogates (\\udcff), so the body is ASCII.
     body = {"pairs": [list(s) for s in samples]} if name in PAIRS else {"texts": samples}
     with TestClient(create_app(served.path)) as client:
-        response = client.post("/attention", json=body)
+        response = client.post(
+            "/attention",
+            content=json.dumps(body).encode("ascii"),
+            headers={"Content-Type": "application/json"},
+        )
     assert response.status_code == 200, response.text
     answered = response.json()["attention"]
     expected = served.attention(samples)

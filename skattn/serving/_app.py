@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -24,6 +25,7 @@ from skattn.serving._metrics import Metrics, MetricsMiddleware
 from skattn.serving._served import ServedModel, load_served
 from skattn.serving._settings import AUTO_BATCHING_MIB, DEFAULTS
 from skattn.serving._v2 import V2Error, v2_router
+from skattn.text._unicode import json_text
 
 __all__ = ["create_app"]
 
@@ -131,6 +133,13 @@ class _Service:
         self.executor.shutdown(wait=False)
 
 
+class _TextSafeJSON(JSONResponse):
+    """JSON that holds any token: lone surrogates escaped (``\\udcff``), not an encoding error."""
+
+    def render(self, content: Any) -> bytes:
+        return json_text(content).encode("utf-8")
+
+
 def create_app(
     artifact: str | Path,
     *,
@@ -152,11 +161,8 @@ def create_app(
         checked now (a bad file fails here, not at the first request).
     batching : bool or "auto", default="auto"
         Gather concurrent requests into one onnxruntime call (dynamic
-        batching). False: each request is its own call, in arrival order.
-        "auto": on for networks of at least ``AUTO_BATCHING_MIB`` (64) MiB,
-        such as the self-attentive model at the paper's sizes, where it
-        measured several times faster; off for smaller ones, whose call of
-        one text is already cheap. ``GET /model`` says which was chosen.
+        batching). "auto": on for networks of 64 MiB or more, off for
+        smaller ones (see the *Deployment* guide); ``GET /model`` says which.
     max_batch_size : int, default=64
         Most samples gathered into one call.
     max_wait_ms : float, default=0
@@ -178,22 +184,17 @@ def create_app(
     -------
     fastapi.FastAPI
         Routes: ``/health``, ``/ready``, ``/model``, ``/metrics``, ``/docs``,
-        the model's ``POST`` routes and the Open Inference Protocol's
-        ``/v2/...``.
+        the model's ``POST`` routes and the v2 protocol's ``/v2/...``.
 
     Examples
     --------
     >>> app = create_app("reviews.onnx.zip")  # doctest: +SKIP
     >>> import uvicorn; uvicorn.run(app, port=8000)  # doctest: +SKIP
     """
-    settings = {
-        "batching": batching,
-        "max_batch_size": max_batch_size,
-        "max_wait_ms": max_wait_ms,
-        "max_texts": max_texts,
-    }
     served = load_served(artifact, threads=threads, name=model_name)
-    settings["batching"] = _resolve_batching(batching, served)
+    batched = _resolve_batching(batching, served)
+    settings = {"batching": batched, "max_batch_size": max_batch_size}
+    settings.update(max_wait_ms=max_wait_ms, max_texts=max_texts)
     metrics = Metrics()
     app = _application(_Service(served, metrics, settings), metrics)
     app.add_middleware(BodyLimits, max_body_bytes=max_body_bytes, read_timeout=read_timeout)
@@ -410,7 +411,7 @@ def _endpoint(service: _Service, method: str, key: str, body_class: type[BaseMod
         answer = {key: served.rows_as_json(method, rows)}
         if method == "predict_proba":
             answer["classes"] = served.classes
-        return JSONResponse(answer)
+        return _TextSafeJSON(answer)
 
     return handle
 
@@ -426,8 +427,28 @@ def _validated(body: bytes, request: Request, body_class: type[BaseModel]) -> Ba
     try:
         return body_class.model_validate_json(body)
     except ValidationError as error:
+        try:
+            return _lenient_json(body, body_class, error)
+        except ValidationError as again:
+            error = again
         errors = [{**item, "loc": ("body", *item["loc"])} for item in error.errors()]
         raise RequestValidationError(errors) from None
+
+
+def _lenient_json(body: bytes, body_class: type[BaseModel], error: ValidationError) -> BaseModel:
+    """A body pydantic's parser refused but Python's reads: texts with lone surrogates.
+
+    ``"\\udcff"`` is a valid JSON escape, and what an undecodable byte of a
+    text read with ``errors="surrogateescape"`` becomes; the estimators
+    take such texts, so the service does too.
+    """
+    if not any(item["type"] == "json_invalid" for item in error.errors()):
+        raise error
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        raise error from None
+    return body_class.model_validate(parsed)
 
 
 def _route_class(handle):

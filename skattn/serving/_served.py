@@ -133,7 +133,8 @@ def _kind(config: dict[str, Any]) -> str:
         return "embedder"
     if config.get("task") == "regressor":
         return "regressor"
-    return "multilabel" if config.get("multilabel") else "classifier"
+    # The decision rule says it (an artefact of format 1 has it derived on reading).
+    return "multilabel" if config["decision"]["kind"] == "multilabel" else "classifier"
 
 
 def model_name(path: str | Path) -> str:
