@@ -170,16 +170,20 @@ clip_grad_value : float or None, default={default}
     does), after ``clip_grad_norm``; None does not clip.
 """,
     "lr_schedule": """
-lr_schedule : {"constant", "cosine"}, default={default}
-    "cosine" decays the learning rate towards 0 over ``max_epochs`` (per
-    epoch), which makes the last epoch's model the stable one. A skorch
-    ``LRScheduler`` among ``callbacks`` replaces this schedule (it never
-    stacks on it).
+lr_schedule : {"onecycle", "cosine", "constant"}, default={default}
+    "onecycle" changes the learning rate after every batch: a linear
+    warm-up over the first 10% of the optimizer steps (or over
+    ``warmup_epochs`` epochs) up to ``lr``, then a cosine decay towards 0
+    at the last step; "cosine" decays it towards 0 over ``max_epochs``,
+    once per epoch (after ``warmup_epochs`` epochs of warm-up). Both make
+    the last epoch's model the stable one. A skorch ``LRScheduler`` among
+    ``callbacks`` replaces this schedule (it never stacks on it).
 """,
     "warmup_epochs": """
 warmup_epochs : int, default={default}
-    Epochs of linear warm-up (from ``lr / (warmup_epochs + 1)`` to ``lr``)
-    before the ``lr_schedule``.
+    Epochs of linear warm-up before the ``lr_schedule``: with "cosine" and
+    "constant" per epoch, from ``lr / (warmup_epochs + 1)`` to ``lr``;
+    with "onecycle" per batch (0: the first 10% of the steps).
 """,
     "early_stopping": """
 early_stopping : bool, default={default}

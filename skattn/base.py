@@ -107,7 +107,7 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "weight_decay": [Interval(Real, 0, None, "left")],
     "clip_grad_norm": [Interval(Real, 0, None, "neither"), None],
     "clip_grad_value": [Interval(Real, 0, None, "neither"), None],
-    "lr_schedule": [Options({"constant", "cosine"})],
+    "lr_schedule": [Options({"constant", "cosine", "onecycle"})],
     "warmup_epochs": [Interval(Integral, 0, None, "left")],
     "early_stopping": ["boolean"],
     "validation_fraction": [Interval(Real, 0, 1, "neither"), None],
