@@ -137,9 +137,13 @@ batch_size : int, default={default}
     Documents per training batch (and per inference batch).
 """,
     "batch_tokens": """
-batch_tokens : int or None, default={default}
+batch_tokens : int, "auto" or None, default={default}
     Token-budget training batches instead: each holds documents of similar
-    length up to this many tokens in total.
+    length up to this many tokens in total. "auto": at most ``batch_size``
+    documents and at most 100 × ``batch_size`` tokens, so that short texts
+    come ``batch_size`` at a time and long documents fewer at a time (a
+    corpus of a few thousand long reviews still gets enough optimizer
+    steps). None: ``batch_size`` documents.
 """,
     "lr": """
 lr : float, default={default}

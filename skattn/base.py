@@ -100,7 +100,7 @@ COMMON_CONSTRAINTS: dict[str, list] = {
     "freeze_embeddings": ["boolean"],
     "max_epochs": [POSITIVE_INT, Options({"auto"})],
     "batch_size": [POSITIVE_INT],
-    "batch_tokens": [POSITIVE_INT, None],
+    "batch_tokens": [POSITIVE_INT, Options({"auto"}), None],
     "lr": [Interval(Real, 0, None, "neither")],
     "optimizer": [Options(OPTIMIZERS), type],
     "momentum": [Interval(Real, 0, 1, "left")],

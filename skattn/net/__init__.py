@@ -49,6 +49,7 @@ from skattn.pair_data import PairDataset
 from skattn.utils.runtime import resolve_device
 
 __all__ = [
+    "AUTO_TOKENS_PER_DOCUMENT",
     "NET_PARAM_PREFIXES",
     "ONECYCLE_WARMUP_SHARE",
     "OPTIMIZERS",
@@ -73,6 +74,11 @@ __all__ = [
     "warmup_then",
 ]
 
+#: ``batch_tokens="auto"``: a training batch holds at most ``batch_size`` documents
+#: and this many tokens per document of ``batch_size`` (long documents come fewer at
+#: a time, so a corpus of few long documents still gets many optimizer steps).
+AUTO_TOKENS_PER_DOCUMENT = 100
+
 #: Optimizers by the names the estimators accept.
 OPTIMIZERS = {
     "adam": torch.optim.Adam,
@@ -95,7 +101,7 @@ class _AttentionNetMixin:
         penalty: float = 0.0,
         class_weight: Sequence[float] | None = None,
         bucket_pool: int = 50,
-        batch_tokens: int | None = None,
+        batch_tokens: int | str | None = None,
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
@@ -166,13 +172,17 @@ class _AttentionNetMixin:
 
     def _bucket_sampler(self, dataset) -> BucketBatchSampler:
         """The sampler of an epoch's training batches, bucketed by length."""
+        max_tokens = self.batch_tokens
+        if max_tokens == "auto":
+            max_tokens = AUTO_TOKENS_PER_DOCUMENT * self.batch_size
         return BucketBatchSampler(
             dataset.sort_keys,
             self.batch_size,
             shuffle=True,
             pool_batches=self.bucket_pool,
             sizes=dataset.lengths,
-            max_tokens=self.batch_tokens,
+            max_tokens=max_tokens,
+            cap_documents=self.batch_tokens == "auto",
         )
 
     def training_steps(self, dataset) -> int:
@@ -254,10 +264,11 @@ class AttentionNet(_AttentionNetMixin, NeuralNetClassifier):
     bucket_pool : int, default=50
         Training batches are drawn from shuffled pools of this many batches
         sorted by length; 1 gives plain random batches (no bucketing).
-    batch_tokens : int or None, default=None
+    batch_tokens : int, "auto" or None, default=None
         Token-budget training batches: up to this many tokens each (see
         :class:`~skattn.data.BucketBatchSampler`) instead of ``batch_size``
-        documents.
+        documents; "auto": at most ``batch_size`` documents and at most
+        :data:`AUTO_TOKENS_PER_DOCUMENT` × ``batch_size`` tokens.
     **kwargs
         Passed to :class:`skorch.NeuralNetClassifier`.
 
@@ -581,7 +592,7 @@ class NetConfig:
     n_iter_no_change: int = 3
     max_epochs: int = 8
     batch_size: int = 64
-    batch_tokens: int | None = None
+    batch_tokens: int | str | None = None
     callbacks: Sequence | None = None
     net_params: Mapping[str, Any] | None = None
     device: str | None = "cpu"
