@@ -269,7 +269,9 @@ def test_warm_up_rises_linearly_then_follows_the_schedule(toy):
     from estimators import small_self_attentive
 
     X, y = toy
-    model = small_self_attentive(lr=0.01, warmup_epochs=2, max_epochs=5).fit(X, y)
+    # Per epoch: the cosine schedule (the classifiers' default is per batch, "onecycle").
+    model = small_self_attentive(lr=0.01, warmup_epochs=2, max_epochs=5, lr_schedule="cosine")
+    model = model.fit(X, y)
     lrs = model.history_[:, "event_lr"]
     np.testing.assert_allclose(lrs[:2], [0.01 / 3, 0.02 / 3])
     assert lrs[2] == pytest.approx(0.01) and lrs[2] > lrs[3] > lrs[4]  # then cosine decay

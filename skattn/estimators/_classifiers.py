@@ -55,6 +55,10 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
     """
 
     _parameter_constraints: dict = {**COMMON_CONSTRAINTS, **SelfAttentiveModel._model_constraints}
+    #: Epochs at the reference corpus size (see :mod:`skattn.training._epochs`): with the
+    #: one-cycle schedule, 3 epochs of batches of 128 reach the accuracy that 8
+    #: epochs of 64 with a per-epoch cosine did (the regressors keep 8).
+    _base_epochs = 3
 
     def __init__(
         self,
@@ -81,15 +85,15 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         subword_buckets: int | None = 50_000,
         max_length: int | None = 1000,
         max_epochs: int | str = "auto",
-        batch_size: int = 64,
-        batch_tokens: int | None = None,
-        lr: float = 3e-3,
+        batch_size: int = 128,
+        batch_tokens: int | str | None = "auto",
+        lr: float = 8e-3,
         optimizer: str | type = "adam",
         momentum: float = 0.9,
         weight_decay: float = 0.0,
         clip_grad_norm: float | None = 0.5,
         clip_grad_value: float | None = None,
-        lr_schedule: str = "cosine",
+        lr_schedule: str = "onecycle",
         warmup_epochs: int = 0,
         early_stopping: bool = False,
         validation_fraction: float | None = None,
@@ -203,6 +207,9 @@ class HierarchicalAttentionClassifier(HierarchicalAttentionModel, AttentionClass
         **COMMON_CONSTRAINTS,
         **HierarchicalAttentionModel._model_constraints,
     }
+    #: Epochs at the reference corpus size (see :mod:`skattn.training._epochs`): with the
+    #: one-cycle schedule, 2 epochs of batches of 128 (the regressors keep 5).
+    _base_epochs = 2
 
     def __init__(
         self,
@@ -228,15 +235,15 @@ class HierarchicalAttentionClassifier(HierarchicalAttentionModel, AttentionClass
         max_sentence_length: int | None = 60,
         chunk_size: int | None = 256,
         max_epochs: int | str = "auto",
-        batch_size: int = 32,
-        batch_tokens: int | None = None,
-        lr: float = 3e-3,
+        batch_size: int = 128,
+        batch_tokens: int | str | None = "auto",
+        lr: float = 8e-3,
         optimizer: str | type = "adam",
         momentum: float = 0.9,
         weight_decay: float = 0.0,
         clip_grad_norm: float | None = 5.0,
         clip_grad_value: float | None = None,
-        lr_schedule: str = "cosine",
+        lr_schedule: str = "onecycle",
         warmup_epochs: int = 0,
         early_stopping: bool = False,
         validation_fraction: float | None = None,

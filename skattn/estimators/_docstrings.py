@@ -137,9 +137,13 @@ batch_size : int, default={default}
     Documents per training batch (and per inference batch).
 """,
     "batch_tokens": """
-batch_tokens : int or None, default={default}
+batch_tokens : int, "auto" or None, default={default}
     Token-budget training batches instead: each holds documents of similar
-    length up to this many tokens in total.
+    length up to this many tokens in total. "auto": at most ``batch_size``
+    documents and at most 100 × ``batch_size`` tokens, so that short texts
+    come ``batch_size`` at a time and long documents fewer at a time (a
+    corpus of a few thousand long reviews still gets enough optimizer
+    steps). None: ``batch_size`` documents.
 """,
     "lr": """
 lr : float, default={default}
@@ -170,16 +174,20 @@ clip_grad_value : float or None, default={default}
     does), after ``clip_grad_norm``; None does not clip.
 """,
     "lr_schedule": """
-lr_schedule : {"constant", "cosine"}, default={default}
-    "cosine" decays the learning rate towards 0 over ``max_epochs`` (per
-    epoch), which makes the last epoch's model the stable one. A skorch
-    ``LRScheduler`` among ``callbacks`` replaces this schedule (it never
-    stacks on it).
+lr_schedule : {"onecycle", "cosine", "constant"}, default={default}
+    "onecycle" changes the learning rate after every batch: a linear
+    warm-up over the first 10% of the optimizer steps (or over
+    ``warmup_epochs`` epochs) up to ``lr``, then a cosine decay towards 0
+    at the last step; "cosine" decays it towards 0 over ``max_epochs``,
+    once per epoch (after ``warmup_epochs`` epochs of warm-up). Both make
+    the last epoch's model the stable one. A skorch ``LRScheduler`` among
+    ``callbacks`` replaces this schedule (it never stacks on it).
 """,
     "warmup_epochs": """
 warmup_epochs : int, default={default}
-    Epochs of linear warm-up (from ``lr / (warmup_epochs + 1)`` to ``lr``)
-    before the ``lr_schedule``.
+    Epochs of linear warm-up before the ``lr_schedule``: with "cosine" and
+    "constant" per epoch, from ``lr / (warmup_epochs + 1)`` to ``lr``;
+    with "onecycle" per batch (0: the first 10% of the steps).
 """,
     "early_stopping": """
 early_stopping : bool, default={default}

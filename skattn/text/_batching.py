@@ -198,7 +198,12 @@ class BucketBatchSampler(Sampler):
         Token-budget batching: a batch holds documents of the sorted pool
         until the next would take it over ``max_tokens`` tokens (a longer
         document makes a batch of its own). ``batch_size`` then only sets
-        the pool size (``batch_size * pool_batches`` documents).
+        the pool size (``batch_size * pool_batches`` documents), unless
+        ``cap_documents``.
+    cap_documents : bool, default=False
+        With ``max_tokens``: a batch also holds at most ``batch_size``
+        documents (short documents come ``batch_size`` at a time, long
+        ones fewer at a time).
 
     Examples
     --------
@@ -208,6 +213,8 @@ class BucketBatchSampler(Sampler):
     >>> lengths = np.array([5, 1, 4, 2])
     >>> list(BucketBatchSampler(lengths, 2, False, sizes=lengths, max_tokens=5))
     [[1, 3], [2], [0]]
+    >>> list(BucketBatchSampler(lengths, 1, False, sizes=lengths, max_tokens=5, cap_documents=True))
+    [[1], [3], [2], [0]]
     """
 
     def __init__(
@@ -218,6 +225,7 @@ class BucketBatchSampler(Sampler):
         pool_batches: int = 50,
         sizes=None,
         max_tokens: int | None = None,
+        cap_documents: bool = False,
     ):
         self.sort_keys = np.asarray(sort_keys)
         self.batch_size = batch_size
@@ -225,6 +233,7 @@ class BucketBatchSampler(Sampler):
         self.pool_batches = pool_batches
         self.sizes = None if sizes is None else np.asarray(sizes)
         self.max_tokens = max_tokens
+        self.cap_documents = cap_documents
 
     def __len__(self) -> int:
         """The number of batches (with ``max_tokens``: of one sorted pass, an estimate)."""
@@ -238,9 +247,11 @@ class BucketBatchSampler(Sampler):
             return [
                 ordered[i : i + self.batch_size] for i in range(0, len(ordered), self.batch_size)
             ]
+        most = self.batch_size if self.cap_documents else len(ordered)
         batches, start, tokens = [], 0, 0
         for position, size in enumerate(self.sizes[ordered].tolist()):
-            if tokens + size > self.max_tokens and position > start:
+            full = tokens + size > self.max_tokens or position - start >= most
+            if full and position > start:
                 batches.append(ordered[start:position])
                 start, tokens = position, 0
             tokens += size

@@ -134,6 +134,10 @@ class _AcceleratedNetMixin(AccelerateMixin):
             self._order_generator = torch.Generator().manual_seed(seed)
         return _SharedBatchOrder(sampler, self.accelerator.num_processes, self._order_generator)
 
+    def training_steps(self, dataset) -> int:
+        # Each process steps once per batch of its share (see _SharedBatchOrder).
+        return -(-super().training_steps(dataset) // self.accelerator.num_processes)
+
     def get_iterator(self, dataset, training=False):
         iterator = super(AccelerateMixin, self).get_iterator(dataset, training=training)
         if not training:

@@ -23,6 +23,7 @@ Device, thread and seed handling live in :mod:`skattn.utils._runtime`.
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -48,7 +49,9 @@ from skattn.text._pairs import PairDataset
 from skattn.utils._runtime import resolve_device
 
 __all__ = [
+    "AUTO_TOKENS_PER_DOCUMENT",
     "NET_PARAM_PREFIXES",
+    "ONECYCLE_WARMUP_SHARE",
     "OPTIMIZERS",
     "VALIDATION_MONITORS",
     "AttentionMultiLabelNet",
@@ -56,11 +59,13 @@ __all__ = [
     "AttentionRegressionNet",
     "GradientValueClipping",
     "NetConfig",
+    "OneCycleSchedule",
     "RestoreLastEpoch",
     "ValidationMacroF1",
     "build_net",
     "check_net_params",
     "fused_optimizer_works",
+    "one_cycle",
     "optimizer_arguments",
     "release_fit_data",
     "training_callbacks",
@@ -68,6 +73,11 @@ __all__ = [
     "validation_callbacks",
     "warmup_then",
 ]
+
+#: ``batch_tokens="auto"``: a training batch holds at most ``batch_size`` documents
+#: and this many tokens per document of ``batch_size`` (long documents come fewer at
+#: a time, so a corpus of few long documents still gets many optimizer steps).
+AUTO_TOKENS_PER_DOCUMENT = 100
 
 #: Optimizers by the names the estimators accept.
 OPTIMIZERS = {
@@ -91,7 +101,7 @@ class _AttentionNetMixin:
         penalty: float = 0.0,
         class_weight: Sequence[float] | None = None,
         bucket_pool: int = 50,
-        batch_tokens: int | None = None,
+        batch_tokens: int | str | None = None,
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
@@ -147,16 +157,7 @@ class _AttentionNetMixin:
             if key not in _OWN_ITERATOR_ARGS
         }
         if training:
-            sampler = self._training_batches(
-                BucketBatchSampler(
-                    dataset.sort_keys,
-                    self.batch_size,
-                    shuffle=True,
-                    pool_batches=self.bucket_pool,
-                    sizes=dataset.lengths,
-                    max_tokens=self.batch_tokens,
-                )
-            )
+            sampler = self._training_batches(self._bucket_sampler(dataset))
         else:
             # A DataLoader draws a base seed when it starts iterating: from its
             # own generator here, so inference leaves the global one alone.
@@ -168,6 +169,31 @@ class _AttentionNetMixin:
                 order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)
             ]
         return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate, **extra)
+
+    def _bucket_sampler(self, dataset) -> BucketBatchSampler:
+        """The sampler of an epoch's training batches, bucketed by length."""
+        max_tokens = self.batch_tokens
+        if max_tokens == "auto":
+            max_tokens = AUTO_TOKENS_PER_DOCUMENT * self.batch_size
+        return BucketBatchSampler(
+            dataset.sort_keys,
+            self.batch_size,
+            shuffle=True,
+            pool_batches=self.bucket_pool,
+            sizes=dataset.lengths,
+            max_tokens=max_tokens,
+            cap_documents=self.batch_tokens == "auto",
+        )
+
+    def training_steps(self, dataset) -> int:
+        """Optimizer steps of one training epoch over ``dataset`` (this process's share).
+
+        With ``batch_tokens``, the batches of one sorted pass (an epoch's
+        pools cut a few more).
+        """
+        if not isinstance(dataset, (DocumentDataset, PairDataset)):
+            return -(-len(dataset) // self.batch_size)
+        return len(self._bucket_sampler(dataset))
 
     def _training_batches(self, sampler: BucketBatchSampler):
         """The batch sampler of an epoch's training batches (distributed nets share it out)."""
@@ -238,10 +264,11 @@ class AttentionNet(_AttentionNetMixin, NeuralNetClassifier):
     bucket_pool : int, default=50
         Training batches are drawn from shuffled pools of this many batches
         sorted by length; 1 gives plain random batches (no bucketing).
-    batch_tokens : int or None, default=None
+    batch_tokens : int, "auto" or None, default=None
         Token-budget training batches: up to this many tokens each (see
-        :class:`~skattn.text._encoder.BucketBatchSampler`) instead of ``batch_size``
-        documents.
+        :class:`~skattn.text.BucketBatchSampler`) instead of ``batch_size``
+        documents; "auto": at most ``batch_size`` documents and at most
+        :data:`AUTO_TOKENS_PER_DOCUMENT` × ``batch_size`` tokens.
     **kwargs
         Passed to :class:`skorch.NeuralNetClassifier`.
 
@@ -565,7 +592,7 @@ class NetConfig:
     n_iter_no_change: int = 3
     max_epochs: int = 8
     batch_size: int = 64
-    batch_tokens: int | None = None
+    batch_tokens: int | str | None = None
     callbacks: Sequence | None = None
     net_params: Mapping[str, Any] | None = None
     device: str | None = "cpu"
@@ -763,11 +790,81 @@ def training_callbacks(config: NetConfig) -> list[tuple[str, Callback]]:
         callbacks.append(("clip", clipping(config.clip_grad_norm)))
     if config.clip_grad_value is not None:
         callbacks.append(("clip_value", GradientValueClipping(config.clip_grad_value)))
-    schedule = warmup_then(config.lr_schedule, config.warmup_epochs, config.max_epochs)
     user_types = user_callback_types(config.callbacks)
-    if schedule is not None and not any(issubclass(t, LRScheduler) for t in user_types):
+    if any(issubclass(t, LRScheduler) for t in user_types):
+        return callbacks
+    if config.lr_schedule == "onecycle":
+        callbacks.append(("lr_schedule", OneCycleSchedule(config.warmup_epochs)))
+        return callbacks
+    schedule = warmup_then(config.lr_schedule, config.warmup_epochs, config.max_epochs)
+    if schedule is not None:
         callbacks.append(("lr_schedule", LRScheduler(schedule[0], **schedule[1])))
     return callbacks
+
+
+#: Share of a one-cycle fit's optimizer steps spent warming up (without ``warmup_epochs``).
+ONECYCLE_WARMUP_SHARE = 0.1
+
+
+def one_cycle(step: int, total_steps: int, warmup_steps: int) -> float:
+    """The learning rate's factor at optimizer step ``step`` (0-based) of a one-cycle fit.
+
+    A linear rise over the first ``warmup_steps`` steps (from
+    ``1 / warmup_steps`` to 1), then a cosine decay that would reach 0 one
+    step after the last.
+
+    Examples
+    --------
+    Eleven steps, two of warm-up: half the rate, the full rate, then half
+    of it again halfway through the decay, and little at the last step.
+
+    >>> [round(one_cycle(step, 11, 2), 3) for step in (0, 1, 6, 10)]
+    [0.5, 1.0, 0.5, 0.024]
+    """
+    if step < warmup_steps:
+        return (step + 1) / warmup_steps
+    progress = min(1.0, (step - warmup_steps + 1) / (total_steps - warmup_steps + 1))
+    return 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+class OneCycleSchedule(LRScheduler):
+    """A one-cycle learning rate, stepped after every training batch.
+
+    Warm-up over ``warmup_epochs`` epochs (0: the first 10% of the
+    steps), then a cosine decay to 0 at the last step of ``max_epochs``
+    (:func:`one_cycle`). The steps are counted when training begins, from
+    the training batches of one epoch. The rate is recorded per batch
+    (``event_lr`` in each batch's history).
+
+    Parameters
+    ----------
+    warmup_epochs : int, default=0
+
+    Examples
+    --------
+    >>> [name for name, _ in training_callbacks(NetConfig(lr_schedule="onecycle"))]
+    ['restore_last_epoch', 'lr_schedule']
+    """
+
+    def __init__(self, warmup_epochs: int = 0, event_name: str = "event_lr"):
+        super().__init__(policy=LambdaLR, step_every="batch", event_name=event_name)
+        self.warmup_epochs = warmup_epochs
+
+    @property
+    def kwargs(self):
+        return {}  # the schedule is built on_train_begin, when the steps are known
+
+    def on_train_begin(self, net, X=None, y=None, **kwargs):
+        self.total_steps_ = max(1, net.training_steps(net.get_dataset(X, y))) * net.max_epochs
+        share = self.warmup_epochs / net.max_epochs if self.warmup_epochs else ONECYCLE_WARMUP_SHARE
+        self.warmup_steps_ = max(1, min(self.total_steps_, round(share * self.total_steps_)))
+        super().on_train_begin(net, X=X, y=y, **kwargs)
+
+    def _get_scheduler(self, net, policy, **scheduler_kwargs):
+        factor = functools.partial(
+            one_cycle, total_steps=self.total_steps_, warmup_steps=self.warmup_steps_
+        )
+        return LambdaLR(net.optimizer_, lr_lambda=factor)
 
 
 #: What early stopping and the checkpoint follow, by task: (history key, lower is better).
