@@ -19,7 +19,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-#: 0.3 module -> the 0.4 module that holds its code.
+#: 0.3 module -> the 0.4 module that holds its code (or modules, searched in order).
 MOVED_MODULES = {
     "skattn.base": "skattn.estimators._base",
     "skattn.classifiers": "skattn.estimators._classifiers",
@@ -46,7 +46,7 @@ MOVED_MODULES = {
     "skattn.modules.pair": "skattn.nn._pair",
     "skattn.modules.pruned": "skattn.nn._pruned",
     "skattn.modules.self_attentive": "skattn.nn._self_attentive",
-    "skattn.net": "skattn.training._net",
+    "skattn.net": ("skattn.training._net", "skattn.training._build"),
     "skattn.net.accelerated": "skattn.training._accelerated",
     "skattn.epochs": "skattn.training._epochs",
     "skattn.explain": "skattn.explain._explanations",
@@ -128,6 +128,8 @@ def lazy_exports(
     """
     namespace = sys.modules.get(package)
     former = MOVED_MODULES.get(package)
+    if former is not None and not isinstance(former, str):
+        former = former[0]
 
     def __getattr__(name: str) -> Any:
         if name in exports:
@@ -160,17 +162,21 @@ class _MovedModule(importlib.abc.Loader):
     def exec_module(self, module: ModuleType) -> None:
         old = module.__name__
         new = MOVED_MODULES[old]
+        homes = (new,) if isinstance(new, str) else new
         _warn(
-            f"{old} moved in skattn 0.4: import from {public_home(new)} instead; the old "
+            f"{old} moved in skattn 0.4: import from {public_home(homes[0])} instead; the old "
             f"path goes in {REMOVAL}."
         )
-        target = importlib.import_module(new)
+        targets = [importlib.import_module(home) for home in homes]
 
         def __getattr__(name: str) -> Any:
-            return getattr(target, name)
+            for target in targets:
+                if hasattr(target, name):
+                    return getattr(target, name)
+            raise AttributeError(f"module {old!r} has no attribute {name!r}")
 
         module.__getattr__ = __getattr__
-        module.__dir__ = lambda: dir(target)
+        module.__dir__ = lambda: sorted({n for target in targets for n in dir(target)})
         if old in _OLD_PACKAGES:
             module.__path__ = []  # a package: its old submodules import through the finder
 

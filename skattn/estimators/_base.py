@@ -68,11 +68,11 @@ from skattn.text._streaming import (
     iter_predictions,
     stream_documents,
 )
+from skattn.training._build import build_net
 from skattn.training._epochs import EpochChoice, auto_epochs
 from skattn.training._net import (
     AttentionNet,
     NetConfig,
-    build_net,
     check_net_params,
     release_fit_data,
     user_callback_types,

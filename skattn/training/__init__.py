@@ -12,7 +12,7 @@ _EXPORTS = {
     "AttentionMultiLabelNet": "skattn.training._net",
     "AttentionRegressionNet": "skattn.training._net",
     "NetConfig": "skattn.training._net",
-    "build_net": "skattn.training._net",
+    "build_net": "skattn.training._build",
     "OPTIMIZERS": "skattn.training._net",
     "RestoreLastEpoch": "skattn.training._net",
     "ValidationMacroF1": "skattn.training._net",

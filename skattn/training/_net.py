@@ -13,9 +13,9 @@ This layer owns everything between an estimator's settings and PyTorch:
   length-sorted inference batches, both honouring the user's
   ``iterator_*`` settings) and inference that returns every module output
   per document;
-- :mod:`skattn.training._accelerated` holds the nets that train through an
-  ``accelerate.Accelerator`` (an estimator's ``accelerator`` parameter);
-  :func:`build_net` chooses them when one is given.
+- ``_accelerated.py`` holds the nets that train through an
+  ``accelerate.Accelerator`` (an estimator's ``accelerator`` parameter), and
+  ``_build.py`` the function that chooses among them all (:func:`build_net`).
 
 Device, thread and seed handling live in :mod:`skattn.utils._runtime`.
 """
@@ -40,13 +40,11 @@ from skorch.callbacks import (
     GradientNormClipping,
     LRScheduler,
 )
-from skorch.helper import predefined_split
 from torch.optim.lr_scheduler import CosineAnnealingLR, LambdaLR, SequentialLR
 from torch.utils.data import DataLoader
 
 from skattn.text._batching import BucketBatchSampler, DocumentDataset
 from skattn.text._pairs import PairDataset
-from skattn.utils._runtime import resolve_device
 
 __all__ = [
     "AUTO_TOKENS_PER_DOCUMENT",
@@ -62,7 +60,6 @@ __all__ = [
     "OneCycleSchedule",
     "RestoreLastEpoch",
     "ValidationMacroF1",
-    "build_net",
     "check_net_params",
     "fused_optimizer_works",
     "one_cycle",
@@ -620,130 +617,6 @@ class NetConfig:
         return OPTIMIZERS.get(self.optimizer, self.optimizer)
 
 
-def build_net(
-    config: NetConfig,
-    *,
-    module: type[torch.nn.Module],
-    module_params: Mapping[str, Any],
-    n_classes: int,
-    valid: DocumentDataset | None = None,
-    checkpoint_dir=None,
-    penalty: float = 0.0,
-    class_weight: Sequence[float] | None = None,
-    task: str = "classification",
-) -> AttentionNet | AttentionRegressionNet | AttentionMultiLabelNet:
-    """The skorch net for an estimator's settings.
-
-    Parameters
-    ----------
-    config : NetConfig
-        The training settings.
-    module : torch.nn.Module class
-    module_params : mapping
-        Its constructor arguments.
-    n_classes : int
-        Classes (classification) or outputs (regression).
-    valid : DocumentDataset or None
-        The validation split, if any.
-    checkpoint_dir : str or None
-        Where the best validation epoch is saved (with ``valid``).
-    penalty : float
-        Coefficient of the module's penalty output.
-    class_weight : sequence of float or None
-        Loss weight of each encoded class (multi-label: of each label's
-        positive examples).
-    task : {"classification", "multilabel", "regression"}, default="classification"
-        :class:`AttentionNet` with cross-entropy,
-        :class:`AttentionMultiLabelNet` with binary cross-entropy per label,
-        or :class:`AttentionRegressionNet` with the squared error.
-
-    Returns
-    -------
-    AttentionNet, AttentionMultiLabelNet or AttentionRegressionNet
-        Not initialised.
-
-    Examples
-    --------
-    >>> from skattn.nn._outputs import ModuleOutput
-    >>> class Linear(torch.nn.Module):
-    ...     def __init__(self):
-    ...         super().__init__()
-    ...         self.embedding = torch.nn.Embedding(3, 2)
-    ...     def forward(self, tokens, lengths):
-    ...         return ModuleOutput(logits=self.embedding(tokens).sum(1))
-    >>> net = build_net(NetConfig(lr=0.1), module=Linear, module_params={}, n_classes=2)
-    >>> net.lr, type(net.initialize().optimizer_).__name__
-    (0.1, 'Adam')
-    """
-    accelerator = config.accelerator
-    if accelerator is not None:
-        from skattn.training import _accelerated as accelerated
-
-        accelerated.check_accelerator(accelerator)
-    # With an accelerator, it places the network (skorch wants device=None).
-    device = None if accelerator is not None else resolve_device(config.device)
-    callbacks = [
-        *training_callbacks(config),
-        *validation_callbacks(config, checkpoint_dir, task, valid),
-        *(config.callbacks or []),
-    ]
-    accelerator_arguments = {}
-    if accelerator is not None:
-        accelerator_arguments["accelerator"] = accelerator
-        # skorch's PrintLog writes to any sink but print whatever the verbosity:
-        # the main process prints only when asked to.
-        accelerator_arguments["callbacks__print_log__sink"] = (
-            accelerator.print if config.verbose else print
-        )
-        if accelerator.num_processes > 1:
-            callbacks.insert(0, ("train_loss_over_processes", accelerated.ProcessMeanTrainLoss()))
-    if task == "classification":
-        net_class, criterion = AttentionNet, torch.nn.CrossEntropyLoss
-        task_arguments = {"classes": list(range(n_classes))}
-    elif task == "multilabel":
-        # class_weight: the weight of each label's positive examples.
-        net_class, criterion, task_arguments = (
-            AttentionMultiLabelNet,
-            torch.nn.BCEWithLogitsLoss,
-            {},
-        )
-        if class_weight is not None:
-            task_arguments["criterion__pos_weight"] = torch.as_tensor(
-                class_weight, dtype=torch.float32
-            )
-            class_weight = None
-    else:
-        net_class, criterion, task_arguments = AttentionRegressionNet, torch.nn.MSELoss, {}
-    if accelerator is not None:
-        net_class = accelerated.ACCELERATED_NETS[net_class]
-    return net_class(
-        module=module,
-        **{f"module__{k}": v for k, v in module_params.items()},
-        **task_arguments,
-        criterion=criterion,
-        criterion__reduction="none",
-        optimizer=config.optimizer_class,
-        lr=config.lr,
-        max_epochs=config.max_epochs,
-        batch_size=config.batch_size,
-        train_split=None if valid is None else predefined_split(valid),
-        callbacks=callbacks,
-        device=device,
-        verbose=config.verbose,
-        penalty=penalty,
-        class_weight=class_weight,
-        batch_tokens=config.batch_tokens,
-        **accelerator_arguments,
-        # The user's skorch arguments win over ours (e.g. optimizer__fused=False).
-        **{
-            **optimizer_arguments(
-                config, device if accelerator is None else str(accelerator.device)
-            ),
-            **(config.net_params or {}),
-        },
-    )
-
-
 def optimizer_arguments(config: NetConfig, device: str | None) -> dict[str, Any]:
     """skorch's ``optimizer__*`` arguments for ``config`` on ``device``.
 
@@ -766,8 +639,13 @@ def optimizer_arguments(config: NetConfig, device: str | None) -> dict[str, Any]
     return arguments
 
 
-def training_callbacks(config: NetConfig) -> list[tuple[str, Callback]]:
+def training_callbacks(
+    config: NetConfig, norm_clipping: type[Callback] = GradientNormClipping
+) -> list[tuple[str, Callback]]:
     """The callbacks every fit has: Ctrl-C safety, clipping and the learning-rate schedule.
+
+    ``norm_clipping``: the callback that clips by norm (under an accelerator,
+    one that clips the unscaled gradients averaged over the processes).
 
     A scheduler among the user's callbacks replaces the built-in schedule
     instead of stacking on it.
@@ -783,11 +661,7 @@ def training_callbacks(config: NetConfig) -> list[tuple[str, Callback]]:
     """
     callbacks: list[tuple[str, Callback]] = [("restore_last_epoch", RestoreLastEpoch())]
     if config.clip_grad_norm is not None:
-        # Through the accelerator: on unscaled gradients, averaged over the processes.
-        clipping = GradientNormClipping
-        if config.accelerator is not None:
-            from skattn.training._accelerated import AcceleratedGradientNormClipping as clipping
-        callbacks.append(("clip", clipping(config.clip_grad_norm)))
+        callbacks.append(("clip", norm_clipping(config.clip_grad_norm)))
     if config.clip_grad_value is not None:
         callbacks.append(("clip_value", GradientValueClipping(config.clip_grad_value)))
     user_types = user_callback_types(config.callbacks)
