@@ -83,7 +83,16 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks: set[str] = set()
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py", "**.zip"]
+# Everything the build generates (the API pages, the gallery) is written under
+# _build, beside the HTML, so that a build leaves the source tree as it was.
+GENERATED = "_build"
+exclude_patterns = [
+    f"{GENERATED}/html",
+    f"{GENERATED}/doctrees",
+    f"{GENERATED}/gallery/*.ipynb",
+    f"{GENERATED}/gallery/*.py",
+    "**.zip",
+]
 # Docstrings name types in prose (e.g. "sequence of str", "ndarray of shape
 # (n,)") that are not cross-reference targets; every other warning is an error.
 nitpicky = False
@@ -140,7 +149,9 @@ def figure_scraper(block, block_vars, gallery_conf):
 sphinx_gallery_conf = {
     "image_scrapers": (figure_scraper,),
     "examples_dirs": str(ROOT / "examples"),
-    "gallery_dirs": "auto_examples",
+    "gallery_dirs": f"{GENERATED}/gallery",
+    # The table of run times would be written beside conf.py.
+    "write_computation_times": False,
     "filename_pattern": r"/plot_",
     "ignore_pattern": r"glove_vectors\.py|_helpers\.py",
     "within_subsection_order": "FileNameSortKey",

@@ -1,3 +1,3 @@
 """The package version, in a module of its own that imports nothing (a leaf)."""
 
-__version__ = "0.3.0.dev0"
+__version__ = "0.4.0.dev0"

@@ -243,3 +243,14 @@ def test_han_colours_are_the_papers_figure_5_values_on_a_linear_scale():
     assert float(shades["0.866025"]) == pytest.approx(np.sqrt(0.75) * 1.0, abs=1e-3)
     sentence = dict(re.findall(r'data-weight="([0-9.]+)"[^>]*rgba\(255,0,0,([0-9.]+)\)', page))
     assert float(sentence["0.250000"]) == pytest.approx(0.25)
+
+
+def test_the_legend_says_what_the_colours_are_for():
+    from skattn.explain import Explanations
+
+    plain = {"tokens": ["dull", "film"], "scores": np.array([-0.5, 0.2]), "prediction": "neg"}
+    per_label = dict(plain, explained_label="joy", explained_proba=0.04)
+    assert "green supports the prediction" in Explanations([plain]).to_html()
+    page = Explanations([per_label]).to_html()
+    assert "green supports the prediction" not in page
+    assert "a word can be for one label and against another" in page

@@ -238,6 +238,9 @@ def test_explain_one_label_and_the_page(tagged):
     predicted = default[0]["prediction"]
     for label, p in zip(predicted, default[0]["label_proba"]):
         assert f"<b>{label}</b> ({p:.2f})" in html
+    # The legend says the colours are about the explained label, not "the prediction".
+    assert "raises the probability of the label named after" in html
+    assert "green supports the prediction" not in html
     with pytest.raises(ValueError, match="never seen in fit"):
         model.explain(X[:1], label=5)
     with pytest.raises(ValueError, match="has 2 names"):

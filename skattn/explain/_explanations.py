@@ -428,13 +428,26 @@ def _legend(records: list[dict]) -> str:
     if any(not _has_attention(r) for r in records):
         parts.append(
             "Scores relative to the document's (a pair: both texts') largest absolute score: "
-            "green supports the "
-            "prediction, purple speaks against it (intensity √|relative score|; hover for the "
+            + _for_and_against(records)
+            + " (intensity √|relative score|; hover for the "
             "score); hierarchical documents show each sentence's score left of it. "
             + _swatches(AGAINST_COLOUR, (1.0, 0.5, 0.1), ["−1", "−0.5", "−0.1"])
             + _swatches(SUPPORT_COLOUR, (0.1, 0.5, 1.0), ["0.1", "0.5", "1"])
         )
     return "".join(f'<div class="legend">{part}</div>' for part in parts)
+
+
+def _for_and_against(records: list[dict]) -> str:
+    """What green and purple mean: for the prediction, or for the label each document names."""
+    if not any("explained_label" in r for r in records):
+        return "green supports the prediction, purple speaks against it"
+    return (
+        "green raises the probability of the label named after 'explained' above each "
+        "document, purple lowers it. Each label is scored on its own: a word can be for one "
+        "label and against another. A label the model thinks unlikely for a document "
+        "(a low p) often has most of its words against it: the scores say how each word "
+        "moves that label's probability, and in such a document most words move it down"
+    )
 
 
 def faithfulness_summary(report) -> str:
