@@ -44,7 +44,12 @@ def test_no_user_page_names_an_issue_or_the_work_rounds():
 
 @pytest.mark.parametrize(
     "line",
-    ["Fixed in issue 33.", "see #123 for the history", "As this round measured", "after the re-read"],
+    [
+        "Fixed in issue 33.",
+        "see #123 for the history",
+        "As this round measured",
+        "after the re-read",
+    ],
 )
 def test_the_check_sees_internal_words(tmp_path, line):
     page = tmp_path / "page.rst"
@@ -54,5 +59,7 @@ def test_the_check_sees_internal_words(tmp_path, line):
 
 def test_the_check_leaves_ordinary_words_alone(tmp_path):
     page = tmp_path / "page.rst"
-    page.write_text("An onnxruntime session; chat sessions; colours #fff and #888888; issue a request.\n")
+    page.write_text(
+        "An onnxruntime session; chat sessions; colours #fff and #888888; issue a request.\n"
+    )
     assert not internal_words(page)
