@@ -230,8 +230,8 @@ def read_records(
     if fieldnames is not None and fmt not in ("csv", "tsv"):
         raise ValueError(f"fieldnames names the columns of a CSV or TSV, not of {fmt!r}.")
     if fmt == "lines":
-        wanted = f" such as {columns[0]!r}" if columns else ""
-        raise DocumentFileError(path, None, f"holds one document a line: it has no column{wanted}.")
+        wanted = f"no column {columns[0]!r}" if columns else "no columns"
+        raise DocumentFileError(path, None, f"holds one document a line: it has {wanted}")
     return _table_records(Path(path), fmt, columns, fieldnames)
 
 
@@ -294,7 +294,8 @@ def _not_utf8(path: Path) -> DocumentFileError:
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError as error:
-                column = len(raw[: error.start].decode("utf-8")) + 1
+                before = raw[: error.start].decode("utf-8")
+                column = len(before.removeprefix("\ufeff") if number == 1 else before) + 1
                 return DocumentFileError(
                     path,
                     number,
@@ -320,10 +321,14 @@ def _delimited(path: Path, delimiter: str, columns, fieldnames) -> Iterator[tupl
                     continue
                 row = [""]
             if len(row) != width:
-                raise DocumentFileError(
-                    path, line, f"expected {width} fields ({header}), found {len(row)}: {row}"
-                )
+                found = f"found {len(row)}: {_shortened(row)}"
+                raise DocumentFileError(path, line, f"expected {width} fields {header}, {found}")
             yield line, dict(zip(header, row))
+
+
+def _shortened(row: list[str], limit: int = 120) -> str:
+    text = repr(row)
+    return text if len(text) <= limit else text[: limit - 5] + " ...]"
 
 
 def _rows(reader, path: Path, fmt: str) -> Iterator[tuple[int, list[str]]]:
