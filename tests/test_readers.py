@@ -274,3 +274,22 @@ def test_the_dataset_loaders_read_through_the_one_reader(tmp_path):
     _write(emotions / "dev.tsv", "fine\t0\tid1\ttoo many\n")
     with pytest.raises(DocumentFileError, match=r"dev\.tsv: line 1: expected 3 fields"):
         fetch_goemotions(subset="dev", data_home=home, download_if_missing=False)
+
+
+def test_a_parquet_file_is_a_table_of_rows(tmp_path):
+    pyarrow = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as parquet
+
+    texts = _real_sentences(5)
+    path = tmp_path / "d.parquet"
+    parquet.write_table(pyarrow.table({"text": texts, "label": list(range(5))}), path)
+    assert list(text_read_documents(path)) == texts
+    assert read_table(path).y.tolist() == [0, 1, 2, 3, 4]
+    with pytest.raises(DocumentFileError, match=r"has no column 'body'; its columns are \['text'"):
+        list(text_read_documents(path, text_column="body"))
+    fake = _write(tmp_path / "fake.parquet", "text\nnot a table\n")
+    with pytest.raises(DocumentFileError, match=r"fake\.parquet: expected a Parquet file"):
+        list(text_read_documents(fake))
+    parquet.write_table(pyarrow.table({"text": ["a", None]}), path)
+    with pytest.raises(DocumentFileError, match="row 2: 'text' is None, expected a string"):
+        list(text_read_documents(path))

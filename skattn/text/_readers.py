@@ -264,7 +264,8 @@ def _value(record: dict, column: str, path: Path, line: int, unit: str) -> Any:
 
 def _kind(value: Any) -> str:
     """How an error names a JSON value that is not what was expected."""
-    kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    kinds[type(None)] = "null"
     return kinds.get(type(value), "a number")
 
 
@@ -451,7 +452,10 @@ def _parquet(path: Path, columns) -> Iterator[tuple[int, dict]]:
         import pyarrow.parquet as parquet
     except ImportError as error:  # pragma: no cover - pyarrow is in the dev extra
         raise ImportError("reading .parquet needs pyarrow: pip install pyarrow") from error
-    table = parquet.ParquetFile(path)
+    try:
+        table = parquet.ParquetFile(path)
+    except (OSError, ValueError) as error:  # pyarrow.ArrowInvalid is a ValueError
+        raise DocumentFileError(path, None, f"expected a Parquet file ({error})") from error
     names = table.schema_arrow.names
     for name in columns or ():
         if name not in names:
