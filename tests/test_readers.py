@@ -63,12 +63,10 @@ def test_a_field_over_the_csv_modules_limit_is_read(tmp_path):
 def test_a_malformed_json_lines_line_names_the_file_and_its_line(tmp_path):
     # Blank lines count as lines: the broken record is on line 5, the 3rd record.
     path = _write(tmp_path / "docs.jsonl", '{"text": "a"}\n\n{"text": "b"}\n\n{"text": "c"\n')
-    with pytest.raises(DocumentFileError, match=r"docs\.jsonl: line 5: expected a JSON object, "):
+    expected = r"docs\.jsonl: line 5: expected a JSON object, "
+    with pytest.raises(DocumentFileError, match=expected) as e:
         list(text_read_documents(path))
-    try:
-        list(text_read_documents(path))
-    except DocumentFileError as error:
-        assert error.line == 5 and error.path == str(path)
+    assert e.value.line == 5 and e.value.path == str(path)
 
 
 def test_a_json_lines_line_that_is_not_an_object_is_named(tmp_path):
