@@ -135,12 +135,6 @@ STILL_LONG = {
     ("skattn/compare/_report.py", "plot_results"),
     ("skattn/compare/_report.py", "format_table"),
     ("skattn/compare/_multilabel.py", "compare_multilabel"),
-    ("skattn/compare/_io.py", "load_dataset"),
-    ("skattn/datasets/_corpora.py", "fetch_product_reviews"),
-    ("skattn/datasets/_corpora.py", "fetch_sick"),
-    ("skattn/datasets/_corpora.py", "fetch_nps_chat"),
-    ("skattn/datasets/_corpora.py", "fetch_goemotions"),
-    ("skattn/datasets/_corpora.py", "fetch_file"),
 }
 
 

@@ -83,7 +83,7 @@ def test_files_are_read_a_document_at_a_time_as_read_documents_reads_them(suffix
 def test_a_row_without_text_is_named(tmp_path):
     path = tmp_path / "docs.jsonl"
     path.write_text('{"text": "a"}\n{"body": "b"}\n{"text": 3}\n', encoding="utf-8")
-    with pytest.raises(ValueError, match="row 2 has no column 'text'"):
+    with pytest.raises(ValueError, match="line 2: has no column 'text'"):
         list(iter_documents(path))
     with pytest.raises(FileNotFoundError):
         list(iter_documents(tmp_path / "missing.jsonl"))

@@ -1,9 +1,10 @@
-"""Reading documents: CSV, JSON Lines and plain-text files, and the named corpora."""
+"""Documents and labels for a comparison: the named corpora, or a file (read by skattn.text)."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,13 +18,11 @@ from skattn.datasets._corpora import (
     fetch_sick,
     fetch_trec,
 )
-from skattn.text._streaming import iter_documents
-from skattn.utils._csv import csv_rows
+from skattn.text._readers import EXTENSIONS, TABLE_FORMATS, read_records
+from skattn.text._readers import read_documents as _read_documents
 
-#: File suffixes read as tables (a header row, or one JSON object a line).
-TABLE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
-#: The corpora :func:`load_dataset` knows by name.
-CORPORA = ("movie_reviews", "nps_chat", "sentence_polarity", "trec", "sick", "goemotions")
+#: File suffixes read as tables (named columns): CSV, TSV, JSON Lines, JSON, Parquet.
+TABLE_SUFFIXES = tuple(suffix for suffix, fmt in EXTENSIONS.items() if fmt in TABLE_FORMATS)
 #: Corpora whose samples are pairs of texts (for the pair models).
 PAIR_CORPORA = ("sick",)
 
@@ -73,8 +72,9 @@ def read_table(
     Parameters
     ----------
     path : str or path-like
-        ``.csv`` (with a header row), or ``.jsonl`` / ``.ndjson`` (one JSON
-        object a line).
+        A table :func:`skattn.text.read_documents` reads: ``.csv`` or
+        ``.tsv`` (with a header row), ``.jsonl`` / ``.ndjson`` (one JSON
+        object a line), ``.json`` (an array of objects) or ``.parquet``.
     text_column : str, default="text"
         The column (key) holding the text.
     label_column : str or None, default="label"
@@ -87,6 +87,14 @@ def read_table(
     -------
     Corpus
 
+    Raises
+    ------
+    DocumentFileError
+        The file cannot be read (see :func:`skattn.text.read_documents`),
+        or lacks one of the columns.
+    ValueError
+        It holds no rows.
+
     Examples
     --------
     >>> import tempfile, os
@@ -95,19 +103,10 @@ def read_table(
     >>> read_table(path).y.tolist()
     ['pos', 'neg']
     """
-    path = Path(path)
-    with open(path, encoding="utf-8", newline="") as handle:
-        if path.suffix.lower() == ".csv":
-            rows = list(csv_rows(handle, path))
-        elif path.suffix.lower() in TABLE_SUFFIXES:
-            rows = [json.loads(line) for line in handle if line.strip()]
-        else:
-            raise ValueError(f"{path}: expected a .csv, .jsonl or .ndjson file.")
+    columns = (text_column,) if label_column is None else (text_column, label_column)
+    rows = list(read_records(path, columns=columns))
     if not rows:
-        raise ValueError(f"{path} holds no rows.")
-    for column in (text_column, label_column):
-        if column is not None and column not in rows[0]:
-            raise ValueError(f"{path} has no column {column!r}; its columns are {sorted(rows[0])}.")
+        raise ValueError(f"{os.fspath(path)} holds no rows.")
     texts = [row[text_column] for row in rows]
     if label_column is None:
         return Corpus(texts, None)
@@ -131,13 +130,14 @@ def _label_list(value) -> list | None:
     return None
 
 
-def _multilabel_corpus(path: Path, texts: list, labels: list, lists: list) -> Corpus:
+def _multilabel_corpus(path: str | os.PathLike, texts: list, labels: list, lists: list) -> Corpus:
     """The indicator-matrix corpus of a column of label lists (every cell must be one)."""
     for row, (value, parsed) in enumerate(zip(labels, lists), start=1):
         if parsed is None:
             raise ValueError(
-                f"{path}: row {row} has the label {value!r}, not a list, where other rows hold "
-                "lists of labels; a multi-label column holds a list in every row ([] for none)."
+                f"{os.fspath(path)}: row {row} has the label {value!r}, not a list, where other "
+                "rows hold lists of labels; a multi-label column holds a list in every row "
+                "([] for none)."
             )
     names = sorted({label for parsed in lists for label in parsed}, key=lambda v: (str(type(v)), v))
     column = {label: j for j, label in enumerate(names)}
@@ -153,9 +153,9 @@ def read_documents(path: str | os.PathLike, text_column: str = "text") -> list[s
     Parameters
     ----------
     path : str or path-like
-        ``.csv``, ``.jsonl``, ``.ndjson`` or ``.parquet`` (its
-        ``text_column``); any other file is UTF-8 text holding one document
-        a line (see :func:`skattn.text._encoder.iter_documents`).
+        A file :func:`skattn.text.read_documents` reads (by its extension):
+        ``.csv``, ``.tsv``, ``.jsonl``, ``.ndjson``, ``.json`` or
+        ``.parquet`` (its ``text_column``), ``.txt`` (one document a line).
     text_column : str, default="text"
         The column (key) holding the text of a table.
 
@@ -167,6 +167,8 @@ def read_documents(path: str | os.PathLike, text_column: str = "text") -> list[s
     ------
     FileNotFoundError
         If ``path`` is not a file.
+    DocumentFileError
+        The file cannot be read as its extension says.
 
     Examples
     --------
@@ -176,7 +178,44 @@ def read_documents(path: str | os.PathLike, text_column: str = "text") -> list[s
     >>> read_documents(path, text_column="body")
     ['good film', 'bad film']
     """
-    return list(iter_documents(path, text_column))
+    return list(_read_documents(path, text_column=text_column))
+
+
+def _trec(data_home) -> Corpus:
+    train = fetch_trec(subset="train", data_home=data_home)
+    test = fetch_trec(subset="test", data_home=data_home)
+    mask = np.r_[np.zeros(len(train.data), bool), np.ones(len(test.data), bool)]
+    return Corpus(train.data + test.data, np.r_[train.target, test.target], mask)
+
+
+def _goemotions(data_home) -> Corpus:
+    # Train and dev for fitting (models tune thresholds on a split of them).
+    corpus = fetch_goemotions(subset="all", data_home=data_home)
+    mask = corpus.subsets == "test"
+    return Corpus(corpus.data, corpus.target, mask, target_names=corpus.target_names)
+
+
+def _sick(data_home) -> Corpus:
+    pairs = fetch_sick(subset="all", data_home=data_home)
+    return Corpus(pairs.data, np.asarray(pairs.target), pairs.subsets == "test")
+
+
+def _whole(fetch: Callable) -> Callable[..., Corpus]:
+    """A corpus without a split of its own: all its documents and labels."""
+    return lambda data_home: Corpus(*fetch(data_home=data_home, return_X_y=True))
+
+
+#: The corpora :func:`load_dataset` knows by name -> how to load one from ``data_home``.
+_LOADERS: dict[str, Callable[..., Corpus]] = {
+    "movie_reviews": _whole(fetch_movie_reviews),
+    "nps_chat": _whole(fetch_nps_chat),
+    "sentence_polarity": _whole(fetch_sentence_polarity),
+    "trec": _trec,
+    "sick": _sick,
+    "goemotions": _goemotions,
+}
+#: The corpora :func:`load_dataset` knows by name.
+CORPORA = tuple(_LOADERS)
 
 
 def load_dataset(
@@ -185,19 +224,20 @@ def load_dataset(
     text_column: str = "text",
     label_column: str = "label",
 ) -> Corpus:
-    """A named corpus, or a CSV/JSON Lines file of documents and labels.
+    """A named corpus, or a file of documents and labels.
 
     Parameters
     ----------
     name : str
-        "sentence_polarity", "movie_reviews", "nps_chat", "trec", "sick", or
-        the path of a .csv/.jsonl/.ndjson file. TREC comes with its fixed
-        train/test split (``test_mask``); nps_chat is the 15 dialogue acts
-        of :func:`~skattn.datasets.fetch_nps_chat`; SICK's samples are
-        pairs of texts with their entailment judgment, its training and
-        trial pairs for training, its test pairs for testing; GoEmotions is
-        multi-label (an indicator ``y``), its train and dev comments for
-        training, its test comments for testing.
+        "sentence_polarity", "movie_reviews", "nps_chat", "trec", "sick",
+        "goemotions", or the path of a table (.csv, .tsv, .jsonl, .ndjson,
+        .json, .parquet: see :func:`read_table`). TREC comes with its
+        fixed train/test split (``test_mask``); nps_chat is the 15
+        dialogue acts of :func:`~skattn.datasets.fetch_nps_chat`; SICK's
+        samples are pairs of texts with their entailment judgment, its
+        training and trial pairs for training, its test pairs for testing;
+        GoEmotions is multi-label (an indicator ``y``), its train and dev
+        comments for training, its test comments for testing.
     data_home : str or path-like, optional
         Where the named corpora are (see :func:`skattn.datasets.get_data_home`).
     text_column, label_column : str, default="text", "label"
@@ -216,28 +256,11 @@ def load_dataset(
     >>> corpus.X, corpus.y.tolist(), corpus.test_mask
     (['good', 'bad'], [1, 0], None)
     """
-    if name == "trec":
-        train = fetch_trec(subset="train", data_home=data_home)
-        test = fetch_trec(subset="test", data_home=data_home)
-        mask = np.r_[np.zeros(len(train.data), bool), np.ones(len(test.data), bool)]
-        return Corpus(train.data + test.data, np.r_[train.target, test.target], mask)
-    if name == "goemotions":
-        # Train and dev for fitting (models tune thresholds on a split of them).
-        corpus = fetch_goemotions(subset="all", data_home=data_home)
-        mask = corpus.subsets == "test"
-        return Corpus(corpus.data, corpus.target, mask, target_names=corpus.target_names)
-    if name == "sick":
-        pairs = fetch_sick(subset="all", data_home=data_home)
-        return Corpus(pairs.data, np.asarray(pairs.target), pairs.subsets == "test")
-    loaders = {
-        "sentence_polarity": fetch_sentence_polarity,
-        "movie_reviews": fetch_movie_reviews,
-        "nps_chat": fetch_nps_chat,
-    }
-    if name in loaders:
-        return Corpus(*loaders[name](data_home=data_home, return_X_y=True))
+    if name in _LOADERS:
+        return _LOADERS[name](data_home)
     if Path(name).suffix.lower() in TABLE_SUFFIXES:
         return read_table(name, text_column, label_column)
     raise ValueError(
-        f"dataset must be one of {list(CORPORA)} or a .csv/.jsonl/.ndjson file, got {name!r}."
+        f"dataset must be one of {list(CORPORA)} or a file with one of the extensions "
+        f"{list(TABLE_SUFFIXES)}, got {name!r}."
     )

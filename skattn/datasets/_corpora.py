@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils import Bunch
 
-from skattn.utils._csv import csv_rows
+from skattn.text._readers import read_documents, read_records
 
 _NLTK_DATA = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/"
 
@@ -190,6 +190,12 @@ def fetch_file(name: str, data_home=None, download_if_missing: bool = True) -> P
             f"{remote.url}, or place the file there (or set SKATTN_DATA / data_home to the "
             "folder holding it)."
         )
+    _download(remote, path)
+    return path
+
+
+def _download(remote: RemoteFile, path: Path) -> None:
+    """``remote`` saved at ``path`` once its SHA-256 is checked (nothing left there if not)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     # Download next to the target and rename only once verified, so an
     # interrupted or corrupted download never looks like a good file.
@@ -207,7 +213,6 @@ def fetch_file(name: str, data_home=None, download_if_missing: bool = True) -> P
         finally:
             if os.path.exists(tmp.name):
                 os.unlink(tmp.name)
-    return path
 
 
 def _sha256(path: Path) -> str:
@@ -223,6 +228,13 @@ def _result(data, target, target_names, descr, return_X_y, **extra):
     if return_X_y:
         return data, target
     return Bunch(data=data, target=target, target_names=list(target_names), DESCR=descr, **extra)
+
+
+def _check_choice(name: str, value, choices: tuple) -> None:
+    """Raise a ValueError naming ``choices`` unless ``value`` is one of them."""
+    if value not in choices:
+        listed = ", ".join(repr(choice) for choice in choices[:-1]) + f" or {choices[-1]!r}"
+        raise ValueError(f"{name} must be {listed}, got {value!r}.")
 
 
 def decoded_lines(raw: bytes) -> list[str]:
@@ -366,8 +378,7 @@ def fetch_trec(
     >>> len(X)
     500
     """
-    if subset not in ("train", "test", "all"):
-        raise ValueError(f"subset must be 'train', 'test' or 'all', got {subset!r}.")
+    _check_choice("subset", subset, ("train", "test", "all"))
     path = fetch_file("qc", data_home, download_if_missing)
     subsets = ("train", "test") if subset == "all" else (subset,)
     data, coarse, fine_labels = [], [], []
@@ -438,19 +449,10 @@ def fetch_nps_chat(*, data_home=None, download_if_missing=True, return_X_y=False
     (10567, 15)
     """
     path = fetch_file("nps_chat", data_home, download_if_missing)
-    data, target, sessions, users = [], [], [], []
     with zipfile.ZipFile(path) as archive:
         descr = archive.read("nps_chat/README.txt").decode("utf-8", "replace")
-        for name in sorted(archive.namelist()):
-            parts = name.split("/")
-            if len(parts) != 2 or not name.endswith(".xml"):
-                continue
-            root = ElementTree.fromstring(archive.read(name))
-            for post in root.iter("Post"):
-                data.append((post.text or "").strip())
-                target.append(post.get("class"))
-                sessions.append(parts[1][: -len(".xml")])
-                users.append(post.get("user"))
+        posts = list(_nps_posts(archive))
+    data, target, sessions, users = (list(column) for column in zip(*posts))
     return _result(
         data,
         target,
@@ -460,6 +462,17 @@ def fetch_nps_chat(*, data_home=None, download_if_missing=True, return_X_y=False
         sessions=np.asarray(sessions),
         users=np.asarray(users),
     )
+
+
+def _nps_posts(archive: zipfile.ZipFile):
+    """(text, dialogue act, session, user) of every post, sessions in file-name order."""
+    for name in sorted(archive.namelist()):
+        parts = name.split("/")
+        if len(parts) != 2 or not name.endswith(".xml"):
+            continue
+        session = parts[1][: -len(".xml")]
+        for post in ElementTree.fromstring(archive.read(name)).iter("Post"):
+            yield (post.text or "").strip(), post.get("class"), session, post.get("user")
 
 
 #: An opinion annotation of a product feature: ``feature[+2]``, ``feature[-1]``;
@@ -518,47 +531,68 @@ def fetch_product_reviews(
     >>> len(X), float(y.min()), float(y.max())
     (8194, -9.0, 18.0)
     """
-    if target not in ("strength", "sign"):
-        raise ValueError(f"target must be 'strength' or 'sign', got {target!r}.")
-    data, strengths, products, opinions, skipped, readmes = [], [], [], [], [], []
+    _check_choice("target", target, ("strength", "sign"))
+    sentences, skipped, readmes = _product_sentences(data_home, download_if_missing)
+    data, strengths, products, opinions = _columns(sentences, 4)
+    strengths = np.asarray(strengths, dtype=np.float64)
+    values = strengths if target == "strength" else np.sign(strengths).astype(np.int64)
+    names = [] if target == "strength" else [-1, 0, 1]
+    extra = {"products": np.asarray(products), "opinions": opinions, "skipped_lines": skipped}
+    return _result(data, values, names, "\n\n".join(readmes), return_X_y, **extra)
+
+
+def _product_sentences(data_home, download_if_missing) -> tuple[list, list, list]:
+    """(sentence, strength, product, annotation) of each sentence; the lines left out; READMEs."""
+    sentences, skipped, readmes = [], [], []
+    for name, text in _review_files(data_home, download_if_missing):
+        if name.endswith("README.txt"):
+            readmes.append(text)
+            continue
+        product = name.rsplit("/", 1)[-1][: -len(".txt")]
+        for annotation, sentence in _annotated_lines(text):
+            if annotation is None:
+                skipped.append((product, sentence))
+                continue
+            strength = sum(_strength(*m) for m in _OPINION.findall(annotation))
+            sentences.append((sentence.strip(), strength, product, annotation.strip()))
+    return sentences, skipped, readmes
+
+
+def _columns(rows: list[tuple], width: int) -> list[list]:
+    """The columns of ``rows`` (tuples of ``width`` values) as lists."""
+    return [list(column) for column in zip(*rows)] or [[] for _ in range(width)]
+
+
+def _review_files(data_home, download_if_missing):
+    """(name, text) of every ``.txt`` file of both product-review parts, in order."""
     for part in ("product_reviews_1", "product_reviews_2"):
         path = fetch_file(part, data_home, download_if_missing)
         with zipfile.ZipFile(path) as archive:
             for name in sorted(archive.namelist()):
-                if not name.endswith(".txt"):
-                    continue
-                text = archive.read(name).decode("utf-8", "replace")
-                if name.endswith("README.txt"):
-                    readmes.append(text)
-                    continue
-                product = name.rsplit("/", 1)[-1][: -len(".txt")]
-                for line in text.splitlines():
-                    if not line.strip() or line.startswith(("*", "[t]")):
-                        continue
-                    if "##" not in line:
-                        skipped.append((product, line))
-                        continue
-                    annotation, sentence = line.split("##", 1)
-                    data.append(sentence.strip())
-                    strengths.append(sum(_strength(*m) for m in _OPINION.findall(annotation)))
-                    products.append(product)
-                    opinions.append(annotation.strip())
-    strengths = np.asarray(strengths, dtype=np.float64)
-    values = strengths if target == "strength" else np.sign(strengths).astype(np.int64)
-    return _result(
-        data,
-        values,
-        [] if target == "strength" else [-1, 0, 1],
-        "\n\n".join(readmes),
-        return_X_y,
-        products=np.asarray(products),
-        opinions=opinions,
-        skipped_lines=skipped,
-    )
+                if name.endswith(".txt"):
+                    yield name, archive.read(name).decode("utf-8", "replace")
+
+
+def _annotated_lines(text: str):
+    """(annotation, sentence) of each sentence line; (None, line) for one without ``##``."""
+    for line in text.splitlines():
+        if not line.strip() or line.startswith(("*", "[t]")):
+            continue  # blank, a file header, or a review title
+        if "##" not in line:
+            yield None, line
+            continue
+        annotation, sentence = line.split("##", 1)
+        yield annotation, sentence
 
 
 #: SICK's entailment judgments, in the order of ``target_names``.
 SICK_JUDGMENTS = ("CONTRADICTION", "ENTAILMENT", "NEUTRAL")
+#: The columns of SICK's files that :func:`fetch_sick` reads (a tab-separated table).
+_SICK_COLUMNS = ("pair_ID", "sentence_A", "sentence_B", "relatedness_score", "entailment_judgment")
+_SICK_DESCR = (
+    "SICK (Sentences Involving Compositional Knowledge), Marelli et al. 2014, "
+    "SemEval-2014 task 1 release. CC BY-NC-SA 3.0."
+)
 
 
 def fetch_sick(
@@ -604,40 +638,33 @@ def fetch_sick(
     >>> len(X), X[0][0]
     (4927, 'There is no boy playing outdoors and there is no man smiling')
     """
-    if subset not in ("train", "trial", "test", "all"):
-        raise ValueError(f"subset must be 'train', 'trial', 'test' or 'all', got {subset!r}.")
-    if target not in ("entailment", "relatedness"):
-        raise ValueError(f"target must be 'entailment' or 'relatedness', got {target!r}.")
+    _check_choice("subset", subset, ("train", "trial", "test", "all"))
+    _check_choice("target", target, ("entailment", "relatedness"))
     parts = ("train", "trial", "test") if subset == "all" else (subset,)
-    data, judgments, scores, pair_ids, subsets = [], [], [], [], []
-    for part in parts:
-        path = fetch_file(f"sick_{part}", data_home, download_if_missing)
-        lines = path.read_text(encoding="utf-8").splitlines()
-        for line in lines[1:]:
-            if not line.strip():
-                continue
-            pair_id, sentence_a, sentence_b, score, judgment = line.split("\t")[:5]
-            data.append((sentence_a, sentence_b))
-            scores.append(float(score))
-            judgments.append(judgment)
-            pair_ids.append(int(pair_id))
-            subsets.append(part)
+    rows = [row for part in parts for row in _sick_pairs(part, data_home, download_if_missing)]
+    data, judgments, scores, pair_ids, subsets = _columns(rows, 5)
     values = judgments if target == "entailment" else np.asarray(scores)
-    descr = (
-        "SICK (Sentences Involving Compositional Knowledge), Marelli et al. 2014, "
-        "SemEval-2014 task 1 release. CC BY-NC-SA 3.0."
-    )
-    return _result(
-        data,
-        values,
-        SICK_JUDGMENTS if target == "entailment" else [],
-        descr,
-        return_X_y,
-        entailment=np.asarray(judgments),
-        relatedness=np.asarray(scores),
-        pair_ids=np.asarray(pair_ids),
-        subsets=np.asarray(subsets),
-    )
+    names = SICK_JUDGMENTS if target == "entailment" else []
+    extra = {"entailment": np.asarray(judgments), "relatedness": np.asarray(scores)}
+    extra.update(pair_ids=np.asarray(pair_ids), subsets=np.asarray(subsets))
+    return _result(data, values, names, _SICK_DESCR, return_X_y, **extra)
+
+
+def _sick_pairs(part: str, data_home, download_if_missing):
+    """((sentence A, sentence B), judgment, score, pair id, part) of each pair of one file."""
+    path = fetch_file(f"sick_{part}", data_home, download_if_missing)
+    for pair in read_records(path, format="tsv", columns=_SICK_COLUMNS):
+        sentences = (pair["sentence_A"], pair["sentence_B"])
+        score, pair_id = float(pair["relatedness_score"]), int(pair["pair_ID"])
+        yield sentences, pair["entailment_judgment"], score, pair_id, part
+
+
+#: The columns of GoEmotions' files (which have no header row).
+_GOEMOTIONS_COLUMNS = ("text", "labels", "id")
+_GOEMOTIONS_DESCR = (
+    "GoEmotions, Demszky et al. 2020 (ACL): Reddit comments, 27 emotions and neutral, "
+    "multi-label; the google-research release. Apache-2.0."
+)
 
 
 def fetch_goemotions(*, subset="train", data_home=None, download_if_missing=True, return_X_y=False):
@@ -676,34 +703,25 @@ def fetch_goemotions(*, subset="train", data_home=None, download_if_missing=True
     >>> len(X), Y.shape
     (5426, (5426, 28))
     """
-    if subset not in ("train", "dev", "test", "all"):
-        raise ValueError(f"subset must be 'train', 'dev', 'test' or 'all', got {subset!r}.")
+    _check_choice("subset", subset, ("train", "dev", "test", "all"))
     names_file = fetch_file("goemotions_emotions", data_home, download_if_missing)
-    names = names_file.read_text(encoding="utf-8").split()
+    names = list(read_documents(names_file, format="lines"))
     parts = ("train", "dev", "test") if subset == "all" else (subset,)
-    data, label_lists, comment_ids, subsets = [], [], [], []
-    for part in parts:
-        path = fetch_file(f"goemotions_{part}", data_home, download_if_missing)
-        # Some comments are CSV-quoted (with doubled quotes inside).
-        with open(path, encoding="utf-8", newline="") as handle:
-            for text, labels, comment_id in csv_rows(handle, path, as_dicts=False, delimiter="\t"):
-                data.append(text)
-                label_lists.append([int(label) for label in labels.split(",")])
-                comment_ids.append(comment_id)
-                subsets.append(part)
+    rows = [
+        row for part in parts for row in _goemotions_comments(part, data_home, download_if_missing)
+    ]
+    data, label_lists, comment_ids, subsets = _columns(rows, 4)
     target = np.zeros((len(data), len(names)), dtype=np.int64)
     for row, labels in enumerate(label_lists):
         target[row, labels] = 1
-    descr = (
-        "GoEmotions, Demszky et al. 2020 (ACL): Reddit comments, 27 emotions and neutral, "
-        "multi-label; the google-research release. Apache-2.0."
-    )
-    return _result(
-        data,
-        target,
-        names,
-        descr,
-        return_X_y,
-        comment_ids=np.asarray(comment_ids),
-        subsets=np.asarray(subsets),
-    )
+    extra = {"comment_ids": np.asarray(comment_ids), "subsets": np.asarray(subsets)}
+    return _result(data, target, names, _GOEMOTIONS_DESCR, return_X_y, **extra)
+
+
+def _goemotions_comments(part: str, data_home, download_if_missing):
+    """(text, label ids, comment id, part) of each comment of one file."""
+    path = fetch_file(f"goemotions_{part}", data_home, download_if_missing)
+    # A TSV without a header; some comments are quoted (with doubled quotes inside).
+    for comment in read_records(path, format="tsv", fieldnames=_GOEMOTIONS_COLUMNS):
+        labels = [int(label) for label in comment["labels"].split(",")]
+        yield comment["text"], labels, comment["id"], part

@@ -26,6 +26,8 @@ _EXPORTS = {
     "BucketBatchSampler": "skattn.text._batching",
     "PairCorpus": "skattn.text._pairs",
     "PairDataset": "skattn.text._pairs",
+    "read_documents": "skattn.text._readers",
+    "DocumentFileError": "skattn.text._readers",
     "DocumentFile": "skattn.text._streaming",
     "iter_documents": "skattn.text._streaming",
     "iter_chunks": "skattn.text._streaming",

@@ -1,9 +1,10 @@
 """Documents as streams: read a file lazily, predict chunk by chunk, memory stays flat.
 
 A million documents need not be a million strings in memory at once.
-:func:`iter_documents` reads a CSV, JSON Lines, Parquet or plain-text file
-one document at a time; :func:`iter_chunks` groups any iterable into lists
-of ``chunk_size``; :func:`iter_predictions` applies a fitted estimator's
+:func:`iter_documents` reads a CSV, TSV, JSON Lines, JSON, Parquet or
+plain-text file one document at a time (through
+:func:`~skattn.text.read_documents`); :func:`iter_chunks` groups any
+iterable into lists of ``chunk_size``; :func:`iter_predictions` applies a fitted estimator's
 ``predict``, ``predict_proba``, ``decision_function`` or ``transform`` to
 one chunk at a time and yields each result as soon as it is computed. The
 attention estimators expose it as ``predict_iter``, ``predict_proba_iter``
@@ -20,7 +21,6 @@ int32 arrays.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -29,7 +29,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from skattn.utils._csv import csv_rows
+from skattn.text._readers import file_format, read_documents, read_records
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
@@ -228,27 +228,30 @@ def in_stream(error: Exception, first: int, size: int) -> Exception:
 
 
 def iter_documents(path: str | os.PathLike, text_column: str = "text") -> Iterator[str]:
-    """The documents of a file, one at a time: a table's text column, else one a line.
+    """The documents of a file, one at a time (:func:`~skattn.text.read_documents`).
 
     Parameters
     ----------
     path : str or path-like
-        ``.csv`` (with a header row), ``.jsonl`` / ``.ndjson`` (one JSON
-        object a line), ``.parquet`` (needs pyarrow; read a row group at a
-        time), or UTF-8 text with one document a line.
+        ``.csv`` or ``.tsv`` (with a header row), ``.jsonl`` / ``.ndjson``
+        (one JSON object a line), ``.json`` (an array of objects or
+        strings), ``.txt`` (one document a line) or ``.parquet`` (needs
+        pyarrow; read a row group at a time).
     text_column : str, default="text"
         The column (key) holding the text of a table.
 
-    Yields
-    ------
-    str
+    Returns
+    -------
+    iterator of str
 
     Raises
     ------
     FileNotFoundError
         If ``path`` is not a file.
-    ValueError
-        A row without ``text_column``, or whose text is not a string.
+    DocumentFileError
+        The file is not what its extension says, a record has no
+        ``text_column`` or its text is not a string, or the extension is
+        unknown (:func:`~skattn.text.read_documents` takes ``format=``).
 
     Examples
     --------
@@ -258,64 +261,7 @@ def iter_documents(path: str | os.PathLike, text_column: str = "text") -> Iterat
     >>> list(iter_documents(path))
     ['good film', 'bad film']
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    suffix = path.suffix.lower()
-    if suffix == ".parquet":
-        yield from _parquet_documents(path, text_column)
-        return
-    if suffix not in _TABLE_SUFFIXES:
-        with open(path, encoding="utf-8", newline="") as handle:
-            for line in handle:
-                yield line.rstrip("\r\n")
-        return
-    for number, row in enumerate(_table_rows(path), start=1):
-        yield _text_of(row, text_column, path, number)
-
-
-#: Files read as tables of named columns (Parquet aside).
-_TABLE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
-
-
-def _table_rows(path: Path) -> Iterator[dict]:
-    """The rows of a CSV or JSON Lines file, one dict at a time."""
-    with open(path, encoding="utf-8", newline="") as handle:
-        if path.suffix.lower() == ".csv":
-            yield from csv_rows(handle, path)
-        else:
-            yield from (json.loads(line) for line in handle if line.strip())
-
-
-def _text_of(row: dict, column: str, path: Path, number: int) -> str:
-    if column not in row:
-        raise ValueError(
-            f"{path}: row {number} has no column {column!r}; its columns are {sorted(row)}."
-        )
-    text = row[column]
-    if not isinstance(text, str):
-        raise ValueError(f"{path}: row {number}: {column!r} is {text!r}, not text.")
-    return text
-
-
-def _parquet_documents(path: Path, column: str) -> Iterator[str]:
-    for number, text in enumerate(_parquet_values(path, column), start=1):
-        if not isinstance(text, str):
-            raise ValueError(f"{path}: row {number}: {column!r} is {text!r}, not text.")
-        yield text
-
-
-def _parquet_values(path: Path, column: str) -> Iterator[Any]:
-    """The values of one column of a Parquet file, a record batch at a time."""
-    try:
-        import pyarrow.parquet as parquet
-    except ImportError as error:  # pragma: no cover - pyarrow is in the dev extra
-        raise ImportError("reading .parquet needs pyarrow: pip install pyarrow") from error
-    table = parquet.ParquetFile(path)
-    if column not in table.schema_arrow.names:
-        raise ValueError(f"{path} has no column {column!r} ({table.schema_arrow.names}).")
-    for batch in table.iter_batches(columns=[column]):
-        yield from batch.column(0).to_pylist()
+    return read_documents(path, text_column=text_column)
 
 
 class DocumentFile:
@@ -329,10 +275,13 @@ class DocumentFile:
     Parameters
     ----------
     path : str or path-like
-        ``.csv`` (with a header row), ``.jsonl`` / ``.ndjson`` or
-        ``.parquet``; any other file is read as one document a line.
+        A file :func:`~skattn.text.read_documents` reads: ``.csv``,
+        ``.tsv``, ``.jsonl`` / ``.ndjson``, ``.json``, ``.parquet``, or
+        ``.txt`` (one document a line).
     text_column : str, default="text"
         The column holding the text.
+    format : {"csv", "tsv", "jsonl", "json", "lines", "parquet"}, optional
+        The format, for a file whose extension does not tell it.
 
     Examples
     --------
@@ -350,17 +299,23 @@ class DocumentFile:
     (1,)
     """
 
-    def __init__(self, path: str | os.PathLike, text_column: str = "text"):
+    def __init__(
+        self, path: str | os.PathLike, text_column: str = "text", *, format: str | None = None
+    ):
         self.path = Path(path)
         self.text_column = text_column
+        self.format = file_format(self.path, format)  # an unknown extension fails here
         if not self.path.is_file():
             raise FileNotFoundError(f"{self.path}: no such file")
 
     def __iter__(self) -> Iterator[str]:
-        return iter_documents(self.path, self.text_column)
+        return read_documents(self.path, format=self.format, text_column=self.text_column)
 
     def __repr__(self) -> str:
-        return f"DocumentFile({str(self.path)!r}, text_column={self.text_column!r})"
+        return (
+            f"DocumentFile({str(self.path)!r}, text_column={self.text_column!r}, "
+            f"format={self.format!r})"
+        )
 
     def column(self, name: str) -> list:
         """Every value of column ``name``, in row order (read in one pass).
@@ -379,23 +334,11 @@ class DocumentFile:
 
         Raises
         ------
-        ValueError
+        DocumentFileError
             A row without ``name``, or a file of plain lines (no columns).
         """
-        suffix = self.path.suffix.lower()
-        if suffix == ".parquet":
-            return list(_parquet_values(self.path, name))
-        if suffix not in _TABLE_SUFFIXES:
-            raise ValueError(f"{self.path} holds one document a line: it has no column {name!r}.")
-        values = []
-        for number, row in enumerate(_table_rows(self.path), start=1):
-            if name not in row:
-                raise ValueError(
-                    f"{self.path}: row {number} has no column {name!r}; its columns are "
-                    f"{sorted(row)}."
-                )
-            values.append(row[name])
-        return values
+        records = read_records(self.path, format=self.format, columns=(name,))
+        return [record[name] for record in records]
 
 
 def is_document_stream(X: Any) -> bool:

@@ -1,27 +1,23 @@
-"""CSV rows of any length, and CSV errors that name the file and the row.
+"""CSV fields of any length, while a reader needs them.
 
 Python's :mod:`csv` refuses a field over 131,072 characters (its
 ``field_size_limit``) with an error that names neither the file nor the
-row. :func:`csv_rows` reads fields of any length: while any of its readers
-is open, the module's limit is raised to the largest the platform allows,
-and put back as it was when the last one finishes (a count under a lock,
-so that threads reading at once do not undo each other's). Quoting is read
-strictly: without the limit, an unterminated quote would otherwise make the
-rest of the file one silent field. Any CSV error is raised as a
-``ValueError`` naming the file and the line.
+row. While any :func:`fields_of_any_length` block is open, the module's
+limit is raised to the largest the platform allows, and put back as it was
+when the last one finishes (a count under a lock, so that threads reading
+at once do not undo each other's). The reader that uses it is
+:mod:`skattn.text._readers`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
-import os
 import sys
 import threading
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
-__all__ = ["csv_rows"]
+__all__ = ["fields_of_any_length"]
 
 _lock = threading.Lock()
 _readers = 0
@@ -40,7 +36,16 @@ def _raise_the_limit() -> int:
 
 
 @contextlib.contextmanager
-def _fields_of_any_length() -> Iterator[None]:
+def fields_of_any_length() -> Iterator[None]:
+    """Within this block, :mod:`csv` readers take fields of any length.
+
+    Examples
+    --------
+    >>> import csv
+    >>> with fields_of_any_length():
+    ...     [len(field) for field in next(csv.reader(["a" * 200_000 + ",b"]))]
+    [200000, 1]
+    """
     global _readers, _previous_limit
     with _lock:
         if _readers == 0:
@@ -54,45 +59,3 @@ def _fields_of_any_length() -> Iterator[None]:
             _readers -= 1
             if _readers == 0:
                 csv.field_size_limit(_previous_limit)
-
-
-def csv_rows(
-    lines: Iterable[str], path: str | os.PathLike, *, as_dicts: bool = True, **options: Any
-) -> Iterator[Any]:
-    """The rows of CSV text: dicts by the header (``as_dicts``) or lists, fields of any length.
-
-    Parameters
-    ----------
-    lines : iterable of str
-        A file opened with ``newline=""``.
-    path : str or path-like
-        The file's name, for error messages.
-    as_dicts : bool, default=True
-        Rows as dicts keyed by the header row (:class:`csv.DictReader`),
-        else lists (:func:`csv.reader`).
-    **options
-        Passed to the reader (``delimiter``...); ``strict`` is True unless
-        given.
-
-    Yields
-    ------
-    dict or list
-
-    Raises
-    ------
-    ValueError
-        The CSV is malformed: the message names the file and the line.
-
-    Examples
-    --------
-    >>> rows = csv_rows(["text,label\\n", '"' + "a" * 200_000 + '",pos\\n'], "big.csv")
-    >>> [(len(row["text"]), row["label"]) for row in rows]
-    [(200000, 'pos')]
-    """
-    options.setdefault("strict", True)
-    with _fields_of_any_length():
-        reader = csv.DictReader(lines, **options) if as_dicts else csv.reader(lines, **options)
-        try:
-            yield from reader
-        except csv.Error as error:
-            raise ValueError(f"{os.fspath(path)}: line {reader.line_num}: {error}.") from error
