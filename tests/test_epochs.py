@@ -62,3 +62,20 @@ def test_the_rule_counts_the_documents_it_trains_on(toy):
     X, y = toy
     model = small_self_attentive(max_epochs="auto", validation_fraction=0.25).fit(X, y)
     assert "180 documents" in model.choices_["max_epochs"]["why"]
+
+
+@pytest.mark.parametrize("make", [small_self_attentive, small_hierarchical])
+def test_a_multilabel_fit_starts_from_the_multilabel_base(make, toy):
+    import numpy as np
+
+    from skattn.estimators import MultiLabelTask
+
+    X, y = toy
+    labels = np.asarray(y)
+    Y = np.column_stack([labels == labels[0], labels != labels[0]]).astype(int)
+    single = make(max_epochs="auto").fit(X, y).choices_["max_epochs"]
+    multi = make(max_epochs="auto").fit(X, Y).choices_["max_epochs"]
+    factor = single["value"] / make()._base_epochs  # the corpus size's factor, the same for both
+    assert multi["value"] == round(max(MultiLabelTask.BASE_EPOCHS, make()._base_epochs) * factor)
+    assert multi["value"] > single["value"]
+    assert "multi-label" in multi["why"] and "multi-label" not in single["why"]

@@ -310,7 +310,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
             checkpoint_dir = self.checkpoint_dir or stack.enter_context(
                 tempfile.TemporaryDirectory(prefix="skattn-fit-")
             )
-        epochs = self._epochs_for(train)
+        epochs = self._epochs_for(train, task)
         net = self.build_network(
             task.n_outputs(),
             encoder.vocab_size_,
@@ -360,11 +360,13 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         else:
             task.tune()
 
-    def _epochs_for(self, train: DocumentDataset) -> EpochChoice:
+    def _epochs_for(self, train: DocumentDataset, task: Task) -> EpochChoice:
         """The epochs this fit trains for: ``max_epochs``, or the rule of ``auto_epochs``."""
         if self.max_epochs != "auto":
             return EpochChoice(int(self.max_epochs), "set by max_epochs")
-        return auto_epochs(self._base_epochs, len(train), int(train.lengths.sum()))
+        base, source = task.base_epochs(self._base_epochs)
+        choice = auto_epochs(base, len(train), int(train.lengths.sum()))
+        return EpochChoice(choice.value, f"{choice.why} ({base}: {source})")
 
     def _warn_about(self, corpus: EncodedCorpus) -> None:
         """One warning each when a notable share of the fit data is blank or truncated."""
