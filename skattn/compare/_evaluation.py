@@ -222,7 +222,6 @@ def compare(
     X = np.asarray(X, dtype=object)
     y = np.asarray(y)
     splits = _splits(y, cv, test_size, test_mask, random_state)
-    results = []
 
     def score(y_test, predicted):
         return np.asarray(predicted == y_test, dtype=bool)
@@ -231,24 +230,26 @@ def compare(
         return f"accuracy {np.mean(correct):.4f}"
 
     runs = fold_runs(X, y, models, splits, score, describe, random_state, progress, on_last_fold)
-    for run in runs:
-        accuracies = [float(np.mean(correct)) for correct in run.scores]
-        results.append(
-            {
-                "model": run.name,
-                "kind": run.kind,
-                "accuracies": accuracies,
-                "accuracy_mean": float(np.mean(accuracies)),
-                "accuracy_std": float(np.std(accuracies)),
-                "fit_seconds": float(np.mean(run.fit_seconds)),
-                "fit_seconds_folds": run.fit_seconds,
-                "predict_docs_per_s": float(np.mean(run.predict_rates)),
-                "n_train": [len(train) for train, _ in splits],
-                "test_indices": [test for _, test in splits],
-                "correct": run.scores,
-            }
-        )
+    results = [_record(run, splits) for run in runs]
     return add_statistics(results)
+
+
+def _record(run: FoldRun, splits: list) -> dict:
+    """One model's record of :func:`compare` (before the statistics)."""
+    accuracies = [float(np.mean(correct)) for correct in run.scores]
+    return {
+        "model": run.name,
+        "kind": run.kind,
+        "accuracies": accuracies,
+        "accuracy_mean": float(np.mean(accuracies)),
+        "accuracy_std": float(np.std(accuracies)),
+        "fit_seconds": float(np.mean(run.fit_seconds)),
+        "fit_seconds_folds": run.fit_seconds,
+        "predict_docs_per_s": float(np.mean(run.predict_rates)),
+        "n_train": [len(train) for train, _ in splits],
+        "test_indices": [test for _, test in splits],
+        "correct": run.scores,
+    }
 
 
 @dataclass
@@ -329,14 +330,7 @@ def fold_runs(
     for name, factory in models.items():
         run = FoldRun(name, getattr(factory, "kind", None))
         for fold, (train, test) in enumerate(splits, start=1):
-            model = set_random_state(clone(factory()), random_state)
-            start = time.perf_counter()
-            model.fit(X[train], y[train])
-            run.fit_seconds.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            predicted = model.predict(X[test])
-            run.predict_rates.append(len(test) / (time.perf_counter() - start))
-            run.scores.append(score(y[test], predicted))
+            model = _fit_and_score(run, factory, X, y, train, test, score, random_state)
             progress(
                 f"{name} fold {fold}/{len(splits)}: {describe(run.scores[-1])}, "
                 f"fit {run.fit_seconds[-1]:.1f} s, predict {run.predict_rates[-1]:.0f} docs/s"
@@ -344,3 +338,16 @@ def fold_runs(
         if on_last_fold is not None:
             on_last_fold(name, model, X[test], y[test])
         yield run
+
+
+def _fit_and_score(run: FoldRun, factory, X, y, train, test, score, random_state):
+    """Fit a new model on one fold, time it, score its predictions into ``run``."""
+    model = set_random_state(clone(factory()), random_state)
+    start = time.perf_counter()
+    model.fit(X[train], y[train])
+    run.fit_seconds.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    predicted = model.predict(X[test])
+    run.predict_rates.append(len(test) / (time.perf_counter() - start))
+    run.scores.append(score(y[test], predicted))
+    return model

@@ -139,7 +139,6 @@ def compare_multilabel(
     X = np.asarray(X, dtype=object)
     Y = (Y.toarray() if sp.issparse(Y) else np.asarray(Y)).astype(np.int64)
     splits = _splits(len(X), cv, test_size, test_mask, random_state)
-    results = []
 
     def score(Y_test, predicted):
         predicted = predicted.toarray() if sp.issparse(predicted) else np.asarray(predicted)
@@ -149,27 +148,29 @@ def compare_multilabel(
         return f"macro-F1 {_macro(counts):.4f}, micro-F1 {_micro(counts):.4f}"
 
     runs = fold_runs(X, Y, models, splits, score, describe, random_state, progress, on_last_fold)
-    for run in runs:
-        macro = [_macro(counts) for counts in run.scores]
-        micro = [_micro(counts) for counts in run.scores]
-        results.append(
-            {
-                "model": run.name,
-                "kind": run.kind,
-                "macro_f1s": macro,
-                "micro_f1s": micro,
-                "macro_f1_mean": float(np.mean(macro)),
-                "macro_f1_std": float(np.std(macro)),
-                "micro_f1_mean": float(np.mean(micro)),
-                "micro_f1_std": float(np.std(micro)),
-                "fit_seconds": float(np.mean(run.fit_seconds)),
-                "predict_docs_per_s": float(np.mean(run.predict_rates)),
-                "n_train": [len(train) for train, _ in splits],
-                "n_test": [len(test) for _, test in splits],
-                "counts": run.scores,
-            }
-        )
+    results = [_record(run, splits) for run in runs]
     return _add_statistics(results, random_state)
+
+
+def _record(run, splits) -> dict:
+    """One model's record of :func:`compare_multilabel` (before the statistics)."""
+    macro = [_macro(counts) for counts in run.scores]
+    micro = [_micro(counts) for counts in run.scores]
+    return {
+        "model": run.name,
+        "kind": run.kind,
+        "macro_f1s": macro,
+        "micro_f1s": micro,
+        "macro_f1_mean": float(np.mean(macro)),
+        "macro_f1_std": float(np.std(macro)),
+        "micro_f1_mean": float(np.mean(micro)),
+        "micro_f1_std": float(np.std(micro)),
+        "fit_seconds": float(np.mean(run.fit_seconds)),
+        "predict_docs_per_s": float(np.mean(run.predict_rates)),
+        "n_train": [len(train) for train, _ in splits],
+        "n_test": [len(test) for _, test in splits],
+        "counts": run.scores,
+    }
 
 
 def _add_statistics(results: list[dict], random_state: int | None) -> list[dict]:
