@@ -245,7 +245,7 @@ def captured_compare(monkeypatch, tmp_path):
         captured.update(models=models, **options)
         return []
 
-    monkeypatch.setattr(cli, "compare", fake_compare)
+    monkeypatch.setattr("skattn.compare.compare", fake_compare)
 
     def run(*options):
         names = "han,HN-AVE,self_attentive,bag_of_means"
@@ -532,7 +532,10 @@ def test_the_command_drops_rare_classes_visibly(tmp_path, capsys):
     code = main(["compare", "--dataset", str(path), *options])
     out = capsys.readouterr().out
     assert code == 0
-    assert "dropped class(es) with fewer than 3 documents (class: documents): {'Clarify': 2}" in out
+    assert (
+        "dropped 1 class(es) with fewer than 3 documents, 2 document(s) "
+        "(class: documents): {'Clarify': 2}" in out
+    )
     assert "40 documents, 3-fold CV" in out
     document = json.loads((output / "results.json").read_text())
     assert document["dropped_classes"] == {"Clarify": 2} and document["documents"] == 40

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from skattn._cli._models import load_model
 from skattn._cli._output import check_output
 
@@ -16,9 +14,9 @@ def explain(args) -> int:
             "(--text prints its explanations instead)"
         )
     if args.output is not None:
+        check_output(args.output, args.force, model=args.model, file=args.file)
         if args.output.suffix.lower() not in (".html", ".htm"):
             raise ValueError(f"--output {args.output}: explain writes an HTML page (.html)")
-        check_output(args.output, args.force, model=args.model, file=args.file)
     model, documents = load_model(args), _documents(args)
     explanations = model.explain(documents, method=args.method, faithfulness=args.faithfulness)
     if args.output is None:
@@ -28,7 +26,7 @@ def explain(args) -> int:
             print(json_text(_plain(text, record)))
         return 0
     path = explanations.save_html(args.output)
-    print(f"wrote explanations of {len(documents)} document(s) to {path}", file=sys.stderr)
+    print(f"wrote explanations of {len(documents)} document(s) to {path}")
     return 0
 
 

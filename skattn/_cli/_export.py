@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from skattn._cli._extras import require_extra
 from skattn._cli._output import check_output
 
@@ -20,7 +18,7 @@ def export(args) -> int:
 
     params = {"tokenizer": args.tokenizer} if args.tokenizer else {}
     path = export_model(load(args.model, **params), args.output)
-    print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MiB)", file=sys.stderr)
+    print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MiB)")
     return 0
 
 

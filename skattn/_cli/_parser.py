@@ -23,8 +23,9 @@ TOKENIZER_NAMES = ("characters", "whitespace")
 QUICK_ROWS = 2000
 QUICK_EPOCHS = 1
 QUICK_SUMMARY = (
-    f"a fast look, not for conclusions: at most {QUICK_ROWS} documents (a stratified "
-    f"sample), {QUICK_EPOCHS} epoch and 50-dimensional embeddings for every attention "
+    f"a fast look, not for conclusions: at most {QUICK_ROWS} documents (a sample, "
+    f"stratified by class in a classification), {QUICK_EPOCHS} epoch and 50-dimensional "
+    "embeddings for every attention "
     "model, and every baseline's grid shrunk: n-grams up to 2 (not 5) with at most "
     "50,000 features, bag-of-means with 500 means (not 5,000) of 50-dimensional word2vec "
     "vectors, mean_word2vec with 50 dimensions"

@@ -37,7 +37,7 @@ def predict(args) -> int:
                 write(row)
             count += len(chunk)
     if args.output is not None:
-        print(f"wrote predictions of {count} document(s) to {args.output}", file=sys.stderr)
+        print(f"wrote predictions of {count} document(s) to {args.output}")
     return 0
 
 
@@ -51,7 +51,9 @@ def _row_writer(handle, jsonl: bool, columns: list[str]) -> Callable[[dict], Non
     """
     if jsonl:
         return lambda row: handle.write(json_text(row) + "\n")
-    writer = csv.DictWriter(handle, fieldnames=columns)
+    # Standard output gets plain newlines; a file, CSV's own \r\n.
+    ending = "\n" if handle is sys.stdout else "\r\n"
+    writer = csv.DictWriter(handle, fieldnames=columns, lineterminator=ending)
     writer.writeheader()
     written = 0
 
