@@ -6,6 +6,18 @@ needs at least K documents of each class, a hold-out split at least 2.
 :func:`drop_rare_classes` removes them beforehand (the command line does so
 and says which classes it dropped, e.g. on a ``--max-docs`` sample of
 nps_chat, whose rarest dialogue acts have 35 and 38 posts).
+
+The records of :func:`compare`, one per model: ``model`` (its name),
+``kind`` (the ``kind`` of its factory, None when the factory has none),
+``accuracies`` (per fold), ``accuracy_mean``, ``accuracy_std`` (population
+std over folds), ``fit_seconds`` (mean per fold) with
+``fit_seconds_folds`` (per fold), ``predict_docs_per_s``; per fold,
+``n_train`` (training documents), ``test_indices`` and ``correct`` (bool
+per test document, in ``test_indices`` order: every model sees the same
+folds, so these pair the models document by document); and what
+:func:`~skattn.compare.add_statistics` adds: ``accuracy_interval`` (95%
+bootstrap interval for one split) and ``paired_test`` (each attention
+model against the best baseline).
 """
 
 from __future__ import annotations
@@ -168,47 +180,30 @@ def compare(
     X : sequence of str
     y : array-like
     models : dict of str to callable
-        Name → factory returning an unfitted estimator, such as the entries
-        of :func:`available_models`.
+        Name → factory of an unfitted estimator (e.g. :func:`available_models`).
     cv : int or None, default=5
         Stratified K-fold (shuffled with ``random_state``); None or 1: one
-        split, the fixed split of ``test_mask`` if given, else one
-        stratified hold-out split of ``test_size``. Every class needs at
-        least K documents (2 for a hold-out split; see
-        :func:`drop_rare_classes`).
+        split, ``test_mask``'s if given, else a stratified hold-out split of
+        ``test_size``. Every class needs K documents (2 for a hold-out split).
     test_size : float, default=0.2
     test_mask : ndarray of bool, optional
         A corpus' own test documents (used when ``cv`` is None or 1).
     random_state : int or None, default=0
-        Seed of the splits and of every model: each parameter of a model
-        whose name ends in ``random_state`` is set to it before each fit
-        (see :func:`set_random_state`).
+        Seed of the splits and of every model (:func:`set_random_state`).
     progress : callable, default=print
         Receives one line per model and fold.
     on_last_fold : callable, optional
-        Called as ``on_last_fold(name, fitted_model, X_test, y_test)`` after
-        each model's last fold (e.g. to render its attention).
+        ``on_last_fold(name, model, X_test, y_test)`` after each model's last fold.
 
     Returns
     -------
     list of dict
-        Per model: ``model`` (its name), ``kind`` (the ``kind`` of its
-        factory, None when the factory has none), ``accuracies`` (per
-        fold), ``accuracy_mean``, ``accuracy_std`` (population std over
-        folds), ``fit_seconds`` (mean per fold) with ``fit_seconds_folds``
-        (per fold), ``predict_docs_per_s``; per fold, ``n_train`` (training
-        documents), ``test_indices`` and ``correct`` (bool per test
-        document, in ``test_indices`` order: every model sees the same
-        folds, so these pair the models document by document); and what
-        :func:`~skattn.compare.add_statistics` adds: ``accuracy_interval``
-        (95% bootstrap interval for one split) and ``paired_test`` (each
-        attention model against the best baseline).
+        One record per model, as the module docstring describes.
 
     Raises
     ------
     ValueError
-        If ``cv`` is not None or an int ≥ 1, or a class is too small for
-        the stratified splits.
+        If ``cv`` is not None or an int ≥ 1, or a class is too small for the splits.
 
     Examples
     --------
@@ -222,16 +217,19 @@ def compare(
     X = np.asarray(X, dtype=object)
     y = np.asarray(y)
     splits = _splits(y, cv, test_size, test_mask, random_state)
+    runs = fold_runs(
+        X, y, models, splits, _correct, _accuracy, random_state, progress, on_last_fold
+    )
+    return add_statistics([_record(run, splits) for run in runs])
 
-    def score(y_test, predicted):
-        return np.asarray(predicted == y_test, dtype=bool)
 
-    def describe(correct):
-        return f"accuracy {np.mean(correct):.4f}"
+def _correct(y_test, predicted) -> np.ndarray:
+    """Whether each test document's prediction is right (what a fold keeps)."""
+    return np.asarray(predicted == y_test, dtype=bool)
 
-    runs = fold_runs(X, y, models, splits, score, describe, random_state, progress, on_last_fold)
-    results = [_record(run, splits) for run in runs]
-    return add_statistics(results)
+
+def _accuracy(correct) -> str:
+    return f"accuracy {np.mean(correct):.4f}"
 
 
 def _record(run: FoldRun, splits: list) -> dict:

@@ -134,20 +134,15 @@ def available_models(
     """Name → entry (factory and kind) of every model the comparison knows.
 
     Attention models: ``self_attentive`` (pooling "flatten"),
-    ``self_attentive_max`` / ``_mean`` (pooling over hops),
-    ``self_attentive_8hops`` (8 hops, MLP 256: for many labels),
-    ``self_attentive_pruned`` (Lin et al.'s Appendix A), ``han`` (also
-    ``HN-ATT``), ``han_ave`` (``HN-AVE``), ``han_max`` (``HN-MAX``); each
-    default model also as ``*_w2v`` (word2vec trained on the fit data) and,
-    when ``vectors`` is given, ``*_vectors`` (those pretrained vectors).
-    Baselines: the five of HAN Table 2
-    (:func:`skattn.baselines.linear_baselines`), the tuned variants of
-    :func:`skattn.baselines.tuned_baselines` (``tfidf_logreg`` among them)
-    and, when the ``fasttext`` extra is installed, ``fasttext``
-    (:class:`~skattn.baselines.FastTextClassifier`, an "other
-    baseline": what many users try first). For multi-label corpora, each
-    linear baseline also as ``ovr_*`` (:func:`one_vs_rest`), and
-    ``ovr_tfidf_logreg`` with C=4.
+    ``self_attentive_max`` / ``_mean``, ``self_attentive_8hops`` (8 hops,
+    MLP 256: for many labels), ``self_attentive_pruned`` (Lin et al.'s
+    Appendix A), ``han`` (``HN-ATT``), ``han_ave`` (``HN-AVE``), ``han_max``
+    (``HN-MAX``), the papers' presets ``*_paper``; each default model also as
+    ``*_w2v`` and, with ``vectors``, ``*_vectors``. Baselines: HAN Table 2's
+    five (:func:`skattn.baselines.linear_baselines`), the tuned variants
+    (``tfidf_logreg`` among them), ``fasttext`` with the ``fasttext`` extra,
+    and each linear baseline as ``ovr_*`` (:func:`one_vs_rest`) for
+    multi-label corpora.
 
     Parameters
     ----------
@@ -155,56 +150,33 @@ def available_models(
         A fast look, not for conclusions: one epoch and 50-dimensional
         embeddings for every attention model, and every baseline's grid
         shrunk (:func:`quick_baseline`).
-    vectors : path, KeyedVectors or dict, optional
-        Pretrained word vectors for the ``*_vectors`` models.
-    vectors_dim : int, optional
-        Their size (the networks' ``embedding_dim``).
+    vectors, vectors_dim : path, KeyedVectors or dict; int, optional
+        Pretrained word vectors for the ``*_vectors`` models, and their size.
     random_state : int or None, default=0
         Seed of every model built (see :func:`set_random_state`).
     sentence_split : {"punctuation", "lines"} or callable, optional
-        ``sentence_split`` of the hierarchical models (the other models have
-        no sentences); None keeps their default.
+        ``sentence_split`` of the hierarchical models; None keeps their default.
 
     Returns
     -------
     dict of str to ModelEntry
         Each entry is callable: ``entry()`` builds a new unfitted model.
 
-    Raises
-    ------
-    skattn.utils._params.InvalidParameterError
-        If ``sentence_split`` is not a value the hierarchical models accept.
-
     Examples
     --------
     >>> models = available_models(random_state=3, sentence_split="lines")
     >>> sorted(models)[:4]
     ['HN-ATT', 'HN-AVE', 'HN-MAX', 'bag_of_means']
-    >>> models["han"].kind, models["han"]().sentence_split, models["han"]().random_state
+    >>> models["han"].kind, models["han"]().sentence_split, models["han_paper"]().random_state
     ('attention model', 'lines', 3)
-    >>> models["mean_word2vec"].kind
-    'tuned baseline'
-    >>> models["han_paper"]().embedding_dim  # HierarchicalAttentionClassifier.from_paper()
-    200
     """
     quick_params = {"max_epochs": QUICK_EPOCHS, "embedding_dim": 50} if quick else {}
     han_params = {} if sentence_split is None else {"sentence_split": sentence_split}
-    if sentence_split is not None:
-        # Fail before any data is read, with the classifier's own message.
+    if sentence_split is not None:  # fail before any data is read, in the model's words
         validate_params(HierarchicalAttentionClassifier(**han_params))
     models = _attention_entries(quick_params, han_params, random_state, vectors, vectors_dim)
     models.update(_preset_entries({**han_params, **quick_params}, random_state))
-    # The paper's names for the hierarchical variants.
-    models.update(
-        {"HN-ATT": models["han"], "HN-AVE": models["han_ave"], "HN-MAX": models["han_max"]}
-    )
-    # For corpora of text pairs (SICK): Lin et al.'s pair model and the pair baseline.
-    models["self_attentive_pair"] = ModelEntry(
-        lambda: set_random_state(SelfAttentivePairClassifier(**quick_params), random_state),
-        ATTENTION_MODEL,
-    )
-    models.update(_baseline_entries(quick, random_state))
-    return models
+    return {**models, **_baseline_entries(quick, random_state)}
 
 
 def _attention_entries(
@@ -241,6 +213,15 @@ def _attention_entries(
             models[f"{name}_vectors"] = attention(
                 cls, embeddings=vectors, embedding_dim=vectors_dim
             )
+    # The paper's names of the hierarchical variants.
+    models.update(
+        zip(("HN-ATT", "HN-AVE", "HN-MAX"), map(models.get, ("han", "han_ave", "han_max")))
+    )
+    # For corpora of text pairs (SICK): Lin et al.'s pair model (and the pair baseline).
+    models["self_attentive_pair"] = ModelEntry(
+        lambda: set_random_state(SelfAttentivePairClassifier(**quick_params), random_state),
+        ATTENTION_MODEL,
+    )
     return models
 
 

@@ -145,10 +145,10 @@ def compare_regression(
 
     Examples
     --------
-    >>> X = ["one good", "two good good", "three good good good"] * 10
+    >>> X = ["awful film", "fine film", "great film"] * 10
     >>> y = [1.0, 2.0, 3.0] * 10
     >>> [r] = compare_regression(X, y, {"ridge": tfidf_ridge}, cv=3, progress=len)
-    >>> r["model"], len(r["r2s"]), r["r2_mean"] > 0.9
+    >>> r["model"], len(r["r2s"]), r["pearson_mean"] > 0.99
     ('ridge', 3, True)
     """
     check_cv(cv)
