@@ -312,3 +312,12 @@ def test_the_parser_spells_the_names_of_the_modules_it_does_not_import():
     assert sorted(_parser.TOKENIZER_NAMES) == sorted(TOKENIZERS)
     done = run_cli("explain", "--help")
     assert f"(default: {DEFAULT_METHOD})" in done.stdout
+
+
+def test_the_embedder_says_where_training_parameters_go():
+    from skattn import SelfAttentiveClassifier, SelfAttentiveEmbedder
+
+    with pytest.raises(TypeError, match=r"classifier=SelfAttentiveClassifier\(max_epochs=\.\.\.\)"):
+        SelfAttentiveEmbedder(max_epochs=3)
+    embedder = SelfAttentiveEmbedder(classifier=SelfAttentiveClassifier(max_epochs=3))
+    assert embedder.get_params()["classifier__max_epochs"] == 3

@@ -61,6 +61,18 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         "output": [Options({"flatten", "max", "mean"})],
     }
 
+    def __new__(cls, *args: Any, **params: Any):
+        # Training parameters belong to the classifier; say so, not only "unexpected".
+        unknown = sorted(set(params) - {"classifier", "output"})
+        if unknown:
+            shown = ", ".join(f"{name}=..." for name in unknown)
+            raise TypeError(
+                f"{cls.__name__}() got unexpected keyword argument(s) {unknown}; the training "
+                f"parameters belong to its classifier: {cls.__name__}(classifier="
+                f"SelfAttentiveClassifier({shown}))"
+            )
+        return super().__new__(cls)
+
     def __init__(self, classifier: SelfAttentiveClassifier | None = None, output: str = "flatten"):
         self.classifier = classifier
         self.output = output
