@@ -321,3 +321,24 @@ def test_the_embedder_says_where_training_parameters_go():
         SelfAttentiveEmbedder(max_epochs=3)
     embedder = SelfAttentiveEmbedder(classifier=SelfAttentiveClassifier(max_epochs=3))
     assert embedder.get_params()["classifier__max_epochs"] == 3
+
+
+@pytest.mark.parametrize("verbose", [0, 1])
+def test_a_verbose_fit_prints_its_table_without_colour_codes_off_a_terminal(verbose, tmp_path):
+    code = (
+        "from estimators import small_self_attentive\n"
+        "from conftest import make_toy_corpus\n"
+        "X, y = make_toy_corpus()\n"
+        f"small_self_attentive(max_epochs=2, verbose={verbose}).fit(X, y)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    env.pop("NO_COLOR", None)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    if verbose:
+        assert "train_loss" in done.stdout and "\x1b[" not in done.stdout
+        assert "%|" not in done.stderr  # a bar only on a terminal (or verbose=2)
+    else:
+        assert done.stdout == ""

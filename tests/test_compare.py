@@ -699,3 +699,18 @@ def test_compare_help_names_the_default_columns_and_dataset():
     assert "text column of a file (default: text)" in help_text
     assert "label column of a file (default: label)" in help_text
     assert "sentence_polarity (default)" in help_text
+
+
+def test_progress_is_shown_when_asked_and_not_off_a_terminal(polarity_rows, tmp_path):
+    X, y = polarity_rows
+    path = _write_csv(tmp_path / "p.csv", [[x, ["neg", "pos"][label]] for x, label in zip(X, y)])
+    argv = ["compare", "--dataset", path, "--quick", "--models", "self_attentive,bow"]
+    argv += ["--faithfulness", "0"]
+    quiet = run_cli(*argv)  # not a terminal: no bar, no epoch table
+    assert quiet.returncode == 0, quiet.stderr
+    assert "self_attentive fold 1/1: training on 160 documents" in quiet.stdout
+    assert "%|" not in quiet.stderr and "train_loss" not in quiet.stdout
+    shown = run_cli(*argv, "--progress", "always")
+    assert shown.returncode == 0, shown.stderr
+    assert "%|" in shown.stderr and "train_loss" in shown.stdout  # skorch's bar and table
+    assert "\x1b[" not in shown.stdout  # no colour codes off a terminal

@@ -69,6 +69,27 @@ def compare(args) -> int:
     return _classification(args, task, chosen)
 
 
+def _progress_verbose(choice: str) -> int:
+    """The attention models' ``verbose`` for ``--progress``: 2 always, 1 on a terminal, 0."""
+    if choice == "always":
+        return 2
+    return 1 if choice == "auto" and sys.stderr.isatty() else 0
+
+
+def _with_progress(entry, verbose: int):
+    """An entry whose attention models show their epochs (skorch's table and bar)."""
+    from skattn.compare import ATTENTION_MODEL, ModelEntry
+
+    if entry.kind != ATTENTION_MODEL:
+        return entry
+
+    def build():
+        model = entry()
+        return model.set_params(verbose=verbose) if "verbose" in model.get_params() else model
+
+    return ModelEntry(build, entry.kind)
+
+
 def _chosen(args, models: dict, default: list[str]) -> dict | None:
     """The models asked for (``--models``), or None after naming the unknown ones."""
     names = args.models.split(",") if args.models else default
@@ -81,7 +102,10 @@ def _chosen(args, models: dict, default: list[str]) -> dict | None:
                 file=sys.stderr,
             )
         return None
-    return {name: models[name] for name in names}
+    verbose = _progress_verbose(args.progress)
+    if not verbose:
+        return {name: models[name] for name in names}
+    return {name: _with_progress(models[name], verbose) for name in names}
 
 
 def _classification(args, task: Task, models: dict) -> int:

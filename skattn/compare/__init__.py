@@ -37,13 +37,6 @@ from skattn.compare._evaluation import (
 )
 from skattn.compare._io import Corpus, load_dataset, read_documents, read_table
 from skattn.compare._multilabel import compare_multilabel, f1_scores, format_multilabel_table
-from skattn.compare._regression import (
-    compare_regression,
-    format_regression_table,
-    regression_models,
-    regression_scores,
-    tfidf_ridge,
-)
 from skattn.compare._registry import (
     ATTENTION_MODEL,
     BASELINE_KINDS,
@@ -56,6 +49,13 @@ from skattn.compare._registry import (
     one_vs_rest,
     quick_baseline,
     set_random_state,
+)
+from skattn.compare._regression import (
+    compare_regression,
+    format_regression_table,
+    regression_models,
+    regression_scores,
+    tfidf_ridge,
 )
 from skattn.compare._report import (
     FAITHFULNESS_METHODS,

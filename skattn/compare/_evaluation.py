@@ -328,6 +328,7 @@ def fold_runs(
     for name, factory in models.items():
         run = FoldRun(name, getattr(factory, "kind", None))
         for fold, (train, test) in enumerate(splits, start=1):
+            progress(f"{name} fold {fold}/{len(splits)}: training on {len(train)} documents")
             model = _fit_and_score(run, factory, X, y, train, test, score, random_state)
             progress(
                 f"{name} fold {fold}/{len(splits)}: {describe(run.scores[-1])}, "

@@ -26,7 +26,7 @@ from skattn.training._net import (
     training_callbacks,
     validation_callbacks,
 )
-from skattn.training._printing import print_log
+from skattn.training._printing import print_log, progress_callbacks
 from skattn.utils._runtime import resolve_device
 
 __all__ = ["build_net"]
@@ -90,6 +90,7 @@ def _callbacks(config: NetConfig, checkpoint_dir, task: str, valid) -> list:
     return [
         *training_callbacks(config, clipping),
         *validation_callbacks(config, checkpoint_dir, task, valid),
+        *progress_callbacks(int(config.verbose), config.callbacks),
         *(config.callbacks or []),
     ]
 

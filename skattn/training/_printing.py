@@ -1,4 +1,4 @@
-"""skorch's epoch table with colour only on a terminal, and never under ``NO_COLOR``.
+"""What a fit prints: skorch's epoch table, coloured only on a terminal, and a progress bar.
 
 skorch's :class:`~skorch.callbacks.PrintLog` marks each best value with an
 ANSI colour code, whatever it writes to; in a log file those codes are
@@ -16,8 +16,8 @@ from skorch.callbacks import PrintLog
 from skorch.utils import Ansi
 
 
-def colour_wanted(stream=None) -> bool:
-    """Whether to print colour codes to ``stream`` (default: standard output).
+def colour_wanted(stream=None, honour_no_color: bool = True) -> bool:
+    """Whether ``stream`` (default: standard output) is a terminal without ``NO_COLOR``.
 
     Examples
     --------
@@ -26,7 +26,7 @@ def colour_wanted(stream=None) -> bool:
     False
     """
     stream = sys.stdout if stream is None else stream
-    if os.environ.get("NO_COLOR"):
+    if honour_no_color and os.environ.get("NO_COLOR"):
         return False
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
@@ -58,3 +58,29 @@ def print_log() -> type[PrintLog]:
     >>> del os.environ["NO_COLOR"]
     """
     return PrintLog if colour_wanted() else PlainPrintLog
+
+
+def progress_callbacks(verbose: int, user_callbacks=None) -> list:
+    """A progress bar per epoch (skorch's, on tqdm) when ``verbose`` asks for one.
+
+    ``verbose=1`` shows it on a terminal only (standard error, where tqdm
+    writes); ``verbose >= 2`` everywhere; 0 never. A :class:`ProgressBar`
+    among the user's callbacks is not doubled.
+
+    Examples
+    --------
+    >>> progress_callbacks(0), [name for name, _ in progress_callbacks(2)]
+    ([], ['progress_bar'])
+    """
+    from skorch.callbacks import ProgressBar
+
+    if any(isinstance(cb, ProgressBar) for cb in _callbacks_of(user_callbacks)):
+        return []
+    if verbose >= 2 or (verbose >= 1 and colour_wanted(sys.stderr, honour_no_color=False)):
+        return [("progress_bar", ProgressBar())]
+    return []
+
+
+def _callbacks_of(callbacks) -> list:
+    """The callback objects of a list of callbacks or (name, callback) pairs."""
+    return [cb[1] if isinstance(cb, tuple) else cb for cb in (callbacks or [])]
