@@ -342,3 +342,16 @@ def test_a_verbose_fit_prints_its_table_without_colour_codes_off_a_terminal(verb
         assert "%|" not in done.stderr  # a bar only on a terminal (or verbose=2)
     else:
         assert done.stdout == ""
+
+
+def test_a_multilabel_warning_names_labels_by_the_users_names(toy):
+    pd = pytest.importorskip("pandas")
+    from estimators import small_self_attentive
+
+    X, y = toy
+    Y = pd.DataFrame({"positive": (y == "pos").astype(int), "never": 0, "negative": 0})
+    Y["negative"] = 1 - Y["positive"]
+    with pytest.warns(UserWarning, match=r"labels \['never'\] are 0 in every document"):
+        small_self_attentive(max_epochs=1).fit(X, Y)
+    with pytest.warns(UserWarning, match=r"labels \[1\] are 0 in every document"):
+        small_self_attentive(max_epochs=1).fit(X, Y.to_numpy())  # no names: the index
