@@ -57,7 +57,7 @@ def test_compare_command_writes_table_and_json(tmp_path, capsys):
     )
     assert code == 0
     printed = capsys.readouterr().out
-    assert printed.count("fold 1/2") == 2 and printed.count("fold 2/2") == 2
+    assert printed.count("fold 1/2: accuracy") == 2 and printed.count("fold 2/2: accuracy") == 2
     results = json.loads((tmp_path / "results.json").read_text())["results"]
     assert [r["model"] for r in results] == ["self_attentive", "tfidf_logreg"]
     assert [r["kind"] for r in results] == [ATTENTION_MODEL, TUNED_BASELINE]
@@ -65,7 +65,8 @@ def test_compare_command_writes_table_and_json(tmp_path, capsys):
         assert len(r["accuracies"]) == 2 and 0.4 < r["accuracy_mean"] <= 1.0
         assert r["accuracy_mean"] == pytest.approx(np.mean(r["accuracies"]))
         assert f"{100 * r['accuracy_mean']:.2f}" in printed
-    table = (tmp_path / "results.md").read_text()
+    first_line, table = (tmp_path / "results.md").read_text().split("\n\n", 1)
+    assert first_line.startswith("sentence_polarity, task classification, QUICK RUN")
     assert table.splitlines()[0].startswith("| model | kind | accuracy")
     accuracy_table = table.split("\n\n")[0]
     assert len(accuracy_table.splitlines()) == 4
@@ -134,7 +135,7 @@ def test_compare_reads_a_csv_jsonl_or_ndjson_file(fmt, tmp_path, polarity_small,
     )
     assert code == 0
     out = capsys.readouterr().out
-    assert f"{len(X)} documents, 3-fold CV" in out and out.count("fold 3/3") == 2
+    assert f"{len(X)} documents, 3-fold CV" in out and out.count("fold 3/3: accuracy") == 2
 
 
 @pytest.mark.slow
