@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -189,3 +190,8 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         tags = text_input_tags(super().__sklearn_tags__())
         tags.target_tags.required = True
         return tags
+
+
+# The class's signature is its __init__'s (inspect.signature would read __new__'s
+# catch-all otherwise; scikit-learn builds estimators from that signature).
+SelfAttentiveEmbedder.__new__.__signature__ = inspect.signature(SelfAttentiveEmbedder.__init__)
