@@ -2,6 +2,11 @@
 
 import csv
 import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -61,7 +66,7 @@ def test_explain_takes_a_method_and_states_faithfulness(saved_model, toy, tmp_pa
     page = output.read_text(encoding="utf-8")
     assert page.count("method: occlusion") == 2
     assert "Faithfulness of occlusion on these 2 documents" in page
-    assert main([*argv, "--method", "attention"]) == 0
+    assert main([*argv, "--method", "attention", "--force"]) == 0
     assert "hop 0" in output.read_text(encoding="utf-8")
 
 
@@ -119,3 +124,234 @@ def test_a_regressors_predictions_name_their_columns_without_documents(toy, tmp_
     output = tmp_path / "predictions.csv"
     assert main(["predict", str(path), str(empty), "--output", str(output)]) == 0
     assert output.read_text(encoding="utf-8").splitlines() == ["text,prediction"]
+
+
+# --- Through the public command line, in a process of its own -------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("torch", "sklearn", "skorch", "scipy")
+
+
+def run_cli(*argv, cwd=None, python_options=(), prelude=None):
+    """``python -m skattn ARGV`` with this checkout first on the path (``prelude`` run first)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if prelude is None:
+        command = [sys.executable, *python_options, "-m", "skattn", *map(str, argv)]
+    else:
+        code = (
+            f"{prelude}\nimport sys\nfrom skattn.__main__ import main\nsys.exit(main(sys.argv[1:]))"
+        )
+        command = [sys.executable, *python_options, "-c", code, *map(str, argv)]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def imported_modules(importtime_stderr: str) -> set[str]:
+    """The module names that ``python -X importtime`` reports."""
+    return {
+        line.rsplit("|", 1)[-1].strip() for line in importtime_stderr.splitlines() if "|" in line
+    }
+
+
+@pytest.fixture(scope="module")
+def artefact(saved_model, tmp_path_factory):
+    path = tmp_path_factory.mktemp("a") / "m.onnx.zip"
+    done = run_cli("export", saved_model, path)
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_version_and_help_import_neither_torch_nor_sklearn(flag):
+    done = run_cli(flag, python_options=["-X", "importtime"])
+    assert done.returncode == 0
+    assert "skattn" in done.stdout
+    assert not imported_modules(done.stderr) & set(HEAVY)
+
+
+def test_predict_from_an_artefact_imports_neither_torch_nor_sklearn(artefact, saved_model, toy):
+    X, _ = toy
+    done = run_cli(
+        "predict", artefact, "--text", X[0], "--text", X[1], python_options=["-X", "importtime"]
+    )
+    assert done.returncode == 0, done.stderr
+    assert not imported_modules(done.stderr) & set(HEAVY)
+    rows = list(csv.DictReader(done.stdout.splitlines()))
+    assert [row["text"] for row in rows] == X[:2]
+    # The artefact answers as the saved model does.
+    assert [row["label"] for row in rows] == load(saved_model).predict(X[:2]).tolist()
+    # A saved model needs the training stack: the check above can see it.
+    done = run_cli("predict", saved_model, "--text", X[0], python_options=["-X", "importtime"])
+    assert done.returncode == 0 and "torch" in imported_modules(done.stderr)
+
+
+def test_predict_and_explain_text_print_and_leave_the_folder_unchanged(saved_model, toy, tmp_path):
+    X, _ = toy
+    done = run_cli("predict", saved_model, "--text", X[0], "--text", X[1], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(done.stdout.splitlines()))
+    assert [row["label"] for row in rows] == load(saved_model).predict(X[:2]).tolist()
+    done = run_cli("explain", saved_model, "--text", X[0], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [record] = [json.loads(line) for line in done.stdout.splitlines()]
+    assert record["text"] == X[0] and record["method"] == "integrated_gradients"
+    assert record["prediction"] == load(saved_model).predict([X[0]])[0]
+    assert "superb" in [token for token, _ in record["tokens"]]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_predict_of_a_file_prints_unless_output_is_given(saved_model, toy, tmp_path):
+    X, _ = toy
+    documents = tmp_path / "docs.txt"
+    documents.write_text("\n".join(X[:3]) + "\n", encoding="utf-8")
+    done = run_cli("predict", saved_model, documents, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert len(list(csv.DictReader(done.stdout.splitlines()))) == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.txt"]
+
+
+def test_explain_of_a_file_needs_an_html_output(saved_model, toy, tmp_path):
+    documents = tmp_path / "docs.txt"
+    documents.write_text("a film\n", encoding="utf-8")
+    done = run_cli("explain", saved_model, "--file", documents, cwd=tmp_path)
+    assert done.returncode == 1 and "give --output PAGE.html" in done.stderr
+    done = run_cli("explain", saved_model, "--file", documents, "--output", tmp_path / "e.pdf")
+    assert done.returncode == 1 and "explain writes an HTML page (.html)" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.txt"]
+    done = run_cli("explain", "--help")
+    assert "--output OUTPUT the HTML page to write (.html)" in " ".join(done.stdout.split())
+
+
+@pytest.mark.parametrize("command", ["predict", "explain"])
+def test_an_existing_output_is_overwritten_only_with_force(command, saved_model, tmp_path):
+    output = tmp_path / ("out.csv" if command == "predict" else "out.html")
+    output.write_text("keep me", encoding="utf-8")
+    done = run_cli(command, saved_model, "--text", "a film", "--output", output)
+    assert done.returncode == 1 and "exists; --force overwrites it" in done.stderr
+    assert output.read_text(encoding="utf-8") == "keep me"
+    done = run_cli(command, saved_model, "--text", "a film", "--output", output, "--force")
+    assert done.returncode == 0, done.stderr
+    assert "film" in output.read_text(encoding="utf-8")
+    assert "keep me" not in output.read_text(encoding="utf-8")
+
+
+def test_export_refuses_an_existing_output_without_force(saved_model, artefact):
+    before = artefact.read_bytes()
+    done = run_cli("export", saved_model, artefact)
+    assert done.returncode == 1 and "exists; --force overwrites it" in done.stderr
+    assert artefact.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "hidden, argv, extra",
+    [
+        ("onnxscript", ["export", "{model}", "{tmp}/new.onnx.zip"], "export"),
+        ("onnxruntime", ["predict", "{artefact}", "--text", "a film"], "serving"),
+    ],
+)
+def test_a_missing_optional_module_is_one_line_naming_the_extra(
+    hidden, argv, extra, saved_model, artefact, tmp_path
+):
+    values = {"model": saved_model, "artefact": artefact, "tmp": tmp_path}
+    argv = [part.format(**values) for part in argv]
+    done = run_cli(*argv, prelude=f"import sys; sys.modules[{hidden!r}] = None")
+    assert done.returncode == 1
+    [line] = done.stderr.strip().splitlines()
+    assert f"needs {hidden}, which is not installed: pip install 'skattn[{extra}]'" in line
+    assert not (tmp_path / "new.onnx.zip").exists()
+
+
+def test_an_import_error_of_any_extra_module_names_an_extra_that_installs_it():
+    from skattn._cli._extras import EXTRA_MODULES, hint
+
+    for modules in EXTRA_MODULES.values():
+        for module in modules:
+            message = hint(ModuleNotFoundError(f"No module named {module!r}", name=module), "x")
+            named = re.search(r"skattn\[(\w+)\]", message).group(1)
+            assert module in EXTRA_MODULES[named]
+    # The command's own extra first: export's onnxruntime is the export extra's.
+    error = ModuleNotFoundError("No module named 'onnxruntime'", name="onnxruntime")
+    assert "skattn[export]" in hint(error, "export") and "skattn[serving]" in hint(error, "predict")
+    assert hint(ModuleNotFoundError("No module named 'nope'", name="nope"), "x") is None
+
+
+def _extras_of_pyproject() -> dict[str, list[str]]:
+    tomllib = pytest.importorskip("tomllib")
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        return tomllib.load(handle)["project"]["optional-dependencies"]
+
+
+def _distribution(requirement: str) -> str:
+    return re.split(r"[<>=!;\[ ]", requirement, maxsplit=1)[0].lower()
+
+
+#: Distributions whose module is not their name with "_" for "-".
+MODULE_OF_DISTRIBUTION = {"fasttext-numpy2-wheel": ("fasttext",), "dask": ("dask", "distributed")}
+
+
+def test_the_extras_hints_agree_with_pyproject():
+    from skattn._cli._extras import EXTRA_MODULES
+
+    extras = _extras_of_pyproject()
+    assert set(EXTRA_MODULES) == set(extras) - {"docs", "dev"}
+    for extra, requirements in extras.items():
+        if extra in ("docs", "dev"):
+            continue
+        modules = []
+        for requirement in requirements:
+            name = _distribution(requirement)
+            modules += MODULE_OF_DISTRIBUTION.get(name, (name.replace("-", "_"),))
+        assert sorted(EXTRA_MODULES[extra]) == sorted(modules), extra
+
+
+def test_the_parser_spells_the_names_of_the_modules_it_does_not_import():
+    from skattn._cli import _parser
+    from skattn.explain._attribution import DEFAULT_METHOD, METHODS
+    from skattn.text._encoder import TOKENIZERS
+
+    assert _parser.METHODS == METHODS and _parser.DEFAULT_METHOD == DEFAULT_METHOD
+    assert sorted(_parser.TOKENIZER_NAMES) == sorted(TOKENIZERS)
+    done = run_cli("explain", "--help")
+    assert f"(default: {DEFAULT_METHOD})" in done.stdout
+
+
+def test_the_embedder_says_where_training_parameters_go():
+    from skattn import SelfAttentiveClassifier, SelfAttentiveEmbedder
+
+    with pytest.raises(TypeError, match=r"classifier=SelfAttentiveClassifier\(max_epochs=\.\.\.\)"):
+        SelfAttentiveEmbedder(max_epochs=3)
+    embedder = SelfAttentiveEmbedder(classifier=SelfAttentiveClassifier(max_epochs=3))
+    assert embedder.get_params()["classifier__max_epochs"] == 3
+
+
+@pytest.mark.parametrize("verbose", [0, 1])
+def test_a_verbose_fit_prints_its_table_without_colour_codes_off_a_terminal(verbose, tmp_path):
+    code = (
+        "from estimators import small_self_attentive\n"
+        "from conftest import make_toy_corpus\n"
+        "X, y = make_toy_corpus()\n"
+        f"small_self_attentive(max_epochs=2, verbose={verbose}).fit(X, y)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    env.pop("NO_COLOR", None)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    if verbose:
+        assert "train_loss" in done.stdout and "\x1b[" not in done.stdout
+        assert "%|" not in done.stderr  # a bar only on a terminal (or verbose=2)
+    else:
+        assert done.stdout == ""
+
+
+def test_a_multilabel_warning_names_labels_by_the_users_names(toy):
+    pd = pytest.importorskip("pandas")
+    from estimators import small_self_attentive
+
+    X, y = toy
+    Y = pd.DataFrame({"positive": (y == "pos").astype(int), "never": 0, "negative": 0})
+    Y["negative"] = 1 - Y["positive"]
+    with pytest.warns(UserWarning, match=r"labels \['never'\] are 0 in every document"):
+        small_self_attentive(max_epochs=1).fit(X, Y)
+    with pytest.warns(UserWarning, match=r"labels \[1\] are 0 in every document"):
+        small_self_attentive(max_epochs=1).fit(X, Y.to_numpy())  # no names: the index

@@ -57,7 +57,7 @@ def test_compare_command_writes_table_and_json(tmp_path, capsys):
     )
     assert code == 0
     printed = capsys.readouterr().out
-    assert printed.count("fold 1/2") == 2 and printed.count("fold 2/2") == 2
+    assert printed.count("fold 1/2: accuracy") == 2 and printed.count("fold 2/2: accuracy") == 2
     results = json.loads((tmp_path / "results.json").read_text())["results"]
     assert [r["model"] for r in results] == ["self_attentive", "tfidf_logreg"]
     assert [r["kind"] for r in results] == [ATTENTION_MODEL, TUNED_BASELINE]
@@ -65,7 +65,8 @@ def test_compare_command_writes_table_and_json(tmp_path, capsys):
         assert len(r["accuracies"]) == 2 and 0.4 < r["accuracy_mean"] <= 1.0
         assert r["accuracy_mean"] == pytest.approx(np.mean(r["accuracies"]))
         assert f"{100 * r['accuracy_mean']:.2f}" in printed
-    table = (tmp_path / "results.md").read_text()
+    first_line, table = (tmp_path / "results.md").read_text().split("\n\n", 1)
+    assert first_line.startswith("sentence_polarity, task classification, QUICK RUN")
     assert table.splitlines()[0].startswith("| model | kind | accuracy")
     accuracy_table = table.split("\n\n")[0]
     assert len(accuracy_table.splitlines()) == 4
@@ -134,7 +135,7 @@ def test_compare_reads_a_csv_jsonl_or_ndjson_file(fmt, tmp_path, polarity_small,
     )
     assert code == 0
     out = capsys.readouterr().out
-    assert f"{len(X)} documents, 3-fold CV" in out and out.count("fold 3/3") == 2
+    assert f"{len(X)} documents, 3-fold CV" in out and out.count("fold 3/3: accuracy") == 2
 
 
 @pytest.mark.slow
@@ -245,7 +246,7 @@ def captured_compare(monkeypatch, tmp_path):
         captured.update(models=models, **options)
         return []
 
-    monkeypatch.setattr(cli, "compare", fake_compare)
+    monkeypatch.setattr("skattn.compare.compare", fake_compare)
 
     def run(*options):
         names = "han,HN-AVE,self_attentive,bag_of_means"
@@ -532,7 +533,10 @@ def test_the_command_drops_rare_classes_visibly(tmp_path, capsys):
     code = main(["compare", "--dataset", str(path), *options])
     out = capsys.readouterr().out
     assert code == 0
-    assert "dropped class(es) with fewer than 3 documents (class: documents): {'Clarify': 2}" in out
+    assert (
+        "dropped 1 class(es) with fewer than 3 documents, 2 document(s) "
+        "(class: documents): {'Clarify': 2}" in out
+    )
     assert "40 documents, 3-fold CV" in out
     document = json.loads((output / "results.json").read_text())
     assert document["dropped_classes"] == {"Clarify": 2} and document["documents"] == 40
@@ -562,3 +566,152 @@ def test_sick_is_a_corpus_of_pairs_with_its_fixed_split():
     assert models["self_attentive_pair"].kind == "attention model"
     assert type(models["self_attentive_pair"]()).__name__ == "SelfAttentivePairClassifier"
     assert models["tfidf_pair_logreg"].kind == "tuned baseline"
+
+
+# --- The task, --quick and the results files, through the public command line ----------------
+
+from test_cli import run_cli  # noqa: E402
+
+
+def _write_csv(path, rows):
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["text", "label"], *rows])
+    return path
+
+
+@pytest.fixture(scope="module")
+def polarity_rows(polarity):
+    """200 real snippets (100 of each class), with their class as 0/1."""
+    X, y = polarity
+    rng = np.random.RandomState(0)
+    negative = rng.choice(np.flatnonzero(np.asarray(y) == "neg"), 100, replace=False)
+    positive = rng.choice(np.flatnonzero(np.asarray(y) == "pos"), 100, replace=False)
+    order = rng.permutation(np.r_[negative, positive])
+    return [X[i] for i in order], [int(y[i] == "pos") for i in order]
+
+
+def test_a_numeric_label_csv_is_compared_as_a_regression(polarity_rows, tmp_path):
+    X, y = polarity_rows
+    # A score: the class plus a fraction that grows with the length.
+    rows = [[x, f"{label + min(len(x), 200) / 400:.3f}"] for x, label in zip(X, y)]
+    path = _write_csv(tmp_path / "scores.csv", rows)
+    output = tmp_path / "out"
+    done = run_cli(
+        "compare", "--dataset", path, "--quick", "--models", "tfidf_ridge,self_attentive",
+        "--faithfulness", "0", "--output", output,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "task regression: its labels are numbers with fractions" in done.stdout
+    assert "'continuous'" in done.stdout
+    document = json.loads((output / "results.json").read_text(encoding="utf-8"))
+    assert document["task"] == "regression" and document["documents"] == 200
+    records = {r["model"]: r for r in document["results"]}
+    assert set(records) == {"tfidf_ridge", "self_attentive"}
+    for record in records.values():
+        assert {"r2_mean", "mae_mean", "pearson_mean"} <= set(record)
+        assert record["n_train"] == [160]
+    # The scores follow the class and the length: the ridge baseline finds them.
+    assert records["tfidf_ridge"]["pearson_mean"] > 0.3
+    assert "| R² | MAE | Pearson r |" in (output / "results.md").read_text(encoding="utf-8")
+
+
+def test_quick_is_recorded_in_the_results_and_the_report(polarity_rows, tmp_path):
+    X, y = polarity_rows
+    path = _write_csv(tmp_path / "p.csv", [[x, ["neg", "pos"][label]] for x, label in zip(X, y)])
+    output = tmp_path / "out"
+    argv = ["compare", "--dataset", path, "--models", "bow", "--faithfulness", "0"]
+    done = run_cli(*argv, "--quick", "--output", output)
+    assert done.returncode == 0, done.stderr
+    document = json.loads((output / "results.json").read_text(encoding="utf-8"))
+    assert document["quick"] is True and "not for conclusions" in document["quick_settings"]
+    first_line = (output / "results.md").read_text(encoding="utf-8").splitlines()[0]
+    assert "QUICK RUN" in first_line and "not for conclusions" in first_line
+    # An earlier run's results are kept unless --force.
+    done = run_cli(*argv, "--output", output)
+    assert done.returncode == 1 and "--force overwrites them" in done.stderr
+    assert json.loads((output / "results.json").read_text(encoding="utf-8"))["quick"] is True
+    done = run_cli(*argv, "--output", output, "--force")
+    assert done.returncode == 0, done.stderr
+    document = json.loads((output / "results.json").read_text(encoding="utf-8"))
+    assert document["quick"] is False and "quick_settings" not in document
+    assert (output / "results.md").read_text(encoding="utf-8").splitlines()[0].endswith("full run")
+
+
+def test_quick_shrinks_every_baseline_and_every_attention_model():
+    from skattn._cli._parser import QUICK_SUMMARY
+
+    full, quick = available_models(), available_models(quick=True)
+    for name in ("ngrams", "ngrams_tfidf", "ngrams_tuned", "ovr_ngrams"):
+        ranges = [v for k, v in quick[name]().get_params().items() if k.endswith("ngram_range")]
+        assert ranges == [(1, 2)], name
+        assert [v for k, v in full[name]().get_params().items() if k.endswith("ngram_range")] == [
+            (1, 5)
+        ]
+    assert quick["bag_of_means"]().get_params()["bagofmeans__n_means"] == 500
+    assert full["bag_of_means"]().get_params()["bagofmeans__n_means"] == 5000
+    assert quick["mean_word2vec"]().get_params()["meanwordvectors__vector_size"] == 50
+    for name, entry in quick.items():
+        if entry.kind == ATTENTION_MODEL:
+            assert entry().max_epochs == 1, name
+    help_text = " ".join(run_cli("compare", "--help").stdout.split())
+    assert " ".join(QUICK_SUMMARY.split()) in help_text
+    assert "n-grams up to 2" in help_text and "bag-of-means with 500 means" in help_text
+
+
+def test_integer_labels_are_a_classification_unless_told(polarity_rows, tmp_path):
+    X, y = polarity_rows
+    path = _write_csv(tmp_path / "r.csv", [[x, 1 + 4 * label] for x, label in zip(X, y)])
+    argv = ["compare", "--dataset", path, "--faithfulness", "0"]
+    done = run_cli(*argv, "--models", "bow")
+    assert done.returncode == 0, done.stderr
+    assert "task classification: its labels are 2 distinct integers" in done.stdout
+    assert "'binary'" in done.stdout and "--task regression treats them as numbers" in done.stdout
+    done = run_cli(*argv, "--models", "tfidf_ridge", "--task", "regression")
+    assert done.returncode == 0, done.stderr
+    assert "task regression: asked (--task regression)" in done.stdout
+    assert "| R² | MAE | Pearson r |" in done.stdout
+    done = run_cli(*argv, "--task", "regression", "--dataset", "sentence_polarity")
+    assert done.returncode == 1 and "needs numeric labels" in done.stderr
+
+
+def test_a_separator_joined_label_column_is_multilabel(polarity_rows, tmp_path):
+    X, y = polarity_rows
+    # Each snippet: its class, and "long" when it has more than 100 characters.
+    rows = [
+        [x, ["neg", "pos"][label] + (";long" if len(x) > 100 else "")] for x, label in zip(X, y)
+    ]
+    rows[0][1] = ""  # a row without labels is left out, and said
+    path = _write_csv(tmp_path / "m.csv", rows)
+    output = tmp_path / "out"
+    done = run_cli(
+        "compare", "--dataset", path, "--task", "multilabel", "--label-separator", ";",
+        "--models", "ovr_bow_tfidf", "--faithfulness", "0", "--output", output,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "left out 1 row(s) with an empty label" in done.stdout
+    assert "task multilabel: asked (--task multilabel): label cells split at ';'" in done.stdout
+    document = json.loads((output / "results.json").read_text(encoding="utf-8"))
+    assert document["labels"] == ["long", "neg", "pos"] and document["documents"] == 199
+    assert document["results"][0]["macro_f1_mean"] > 0.0
+
+
+def test_compare_help_names_the_default_columns_and_dataset():
+    help_text = " ".join(run_cli("compare", "--help").stdout.split())
+    assert "text column of a file (default: text)" in help_text
+    assert "label column of a file (default: label)" in help_text
+    assert "sentence_polarity (default)" in help_text
+
+
+def test_progress_is_shown_when_asked_and_not_off_a_terminal(polarity_rows, tmp_path):
+    X, y = polarity_rows
+    path = _write_csv(tmp_path / "p.csv", [[x, ["neg", "pos"][label]] for x, label in zip(X, y)])
+    argv = ["compare", "--dataset", path, "--quick", "--models", "self_attentive,bow"]
+    argv += ["--faithfulness", "0"]
+    quiet = run_cli(*argv)  # not a terminal: no bar, no epoch table
+    assert quiet.returncode == 0, quiet.stderr
+    assert "self_attentive fold 1/1: training on 160 documents" in quiet.stdout
+    assert "%|" not in quiet.stderr and "train_loss" not in quiet.stdout
+    shown = run_cli(*argv, "--progress", "always")
+    assert shown.returncode == 0, shown.stderr
+    assert "%|" in shown.stderr and "train_loss" in shown.stdout  # skorch's bar and table
+    assert "\x1b[" not in shown.stdout  # no colour codes off a terminal

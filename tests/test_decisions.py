@@ -169,6 +169,16 @@ def test_the_predict_command_decides_as_predict(thresholded, toy, tmp_path):
 
 
 def test_the_command_line_calls_no_private_estimator_method():
-    source = inspect.getsource(skattn.__main__)
+    # The command line is skattn.__main__ and the modules of skattn._cli.
+    import importlib
+    import pkgutil
+
+    from skattn import _cli
+
+    modules = [skattn.__main__, _cli] + [
+        importlib.import_module(f"skattn._cli.{info.name}")
+        for info in pkgutil.iter_modules(_cli.__path__)
+    ]
+    source = "".join(inspect.getsource(module) for module in modules)
     for private in ("._decide", "._multilabel", "._thresholds", "._target_dtype"):
         assert private not in source

@@ -182,3 +182,52 @@ def test_every_entry_of_the_api_page_exists():
         except LookupError:
             missing.append(name)
     assert not missing, f"the API page names what does not exist: {missing}"
+
+
+# --- The extras tables of the README and Getting started agree with pyproject.toml -----------
+
+ROOT = DOCS.parent
+
+
+def _pyproject_extras() -> dict[str, set[str]]:
+    """Extra -> the distributions it installs (names only)."""
+    tomllib = pytest.importorskip("tomllib")
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        extras = tomllib.load(handle)["project"]["optional-dependencies"]
+    return {
+        extra: {re.split(r"[<>=!;\[ ]", r, maxsplit=1)[0].lower() for r in requirements}
+        for extra, requirements in extras.items()
+    }
+
+
+def _readme_extras() -> dict[str, str]:
+    """The README's table of extras: extra -> its "installs" cell."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("| extra | installs | for |") :].split("\n\n")[0]
+    rows = [line.split("|")[1:3] for line in table.splitlines()[2:]]
+    return {name.strip().strip("`"): installs.strip() for name, installs in rows}
+
+
+def _getting_started_extras() -> dict[str, str]:
+    """Getting started's list-table of extras: extra -> its "installs" cell."""
+    text = (DOCS / "getting_started.rst").read_text(encoding="utf-8")
+    table = text[text.index("   * - extra") : text.index("The two commands")]
+    found = re.findall(r"   \* - ``([\w-]+)``\n     - (.*)\n", table)
+    return dict(found)
+
+
+@pytest.mark.parametrize("table", [_readme_extras, _getting_started_extras])
+def test_the_readme_and_getting_started_extras_tables_agree_with_pyproject(table):
+    declared, shown = _pyproject_extras(), table()
+    assert list(shown) == list(declared)  # every extra, in pyproject's order
+    for extra, installs in shown.items():
+        if extra in ("docs", "dev"):  # long lists: described, not spelled out
+            continue
+        assert {name.strip() for name in installs.split(",")} == declared[extra], extra
+
+
+def test_the_extras_table_check_sees_a_missing_extra(monkeypatch):
+    real = _pyproject_extras()
+    monkeypatch.setitem(globals(), "_pyproject_extras", lambda: {**real, "new": {"thing"}})
+    with pytest.raises(AssertionError):
+        test_the_readme_and_getting_started_extras_tables_agree_with_pyproject(_readme_extras)

@@ -117,7 +117,8 @@ def test_a_stream_that_fails_leaves_an_earlier_output_as_it_was(fitted, toy, tmp
     output = tmp_path / "out.csv"
     output.write_text("what the user had\n", encoding="utf-8")
     argv = ["predict", str(tmp_path / "m.skattn"), str(source), "--output", str(output)]
-    assert main([*argv, "--chunk-size", "5"]) == 1
+    # --force: the existing output may be replaced, but only by a finished stream.
+    assert main([*argv, "--chunk-size", "5", "--force"]) == 1
     assert output.read_text(encoding="utf-8") == "what the user had\n"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl", "m.skattn", "out.csv"]
 

@@ -12,6 +12,9 @@ One module per job:
 - :mod:`skattn.compare._multilabel`: :func:`compare_multilabel`, the same
   loop for multi-label corpora, scored by macro- and micro-F1 with bootstrap
   intervals and paired bootstrap tests;
+- :mod:`skattn.compare._regression`: :func:`compare_regression`, the loop
+  for numeric labels (the attention regressors against ridge and linear
+  TF-IDF baselines), scored by R², MAE and Pearson's r;
 - :mod:`skattn.compare._stats`: bootstrap intervals and the paired tests of
   each attention model against the best baseline (corrected resampled
   t-test over folds, McNemar's exact test on one split);
@@ -44,7 +47,15 @@ from skattn.compare._registry import (
     available_models,
     model_kind,
     one_vs_rest,
+    quick_baseline,
     set_random_state,
+)
+from skattn.compare._regression import (
+    compare_regression,
+    format_regression_table,
+    regression_models,
+    regression_scores,
+    tfidf_ridge,
 )
 from skattn.compare._report import (
     FAITHFULNESS_METHODS,
@@ -83,12 +94,14 @@ __all__ = [
     "check_cv",
     "compare",
     "compare_multilabel",
+    "compare_regression",
     "corrected_resampled_ttest",
     "drop_rare_classes",
     "f1_scores",
     "faithfulness_section",
     "format_json",
     "format_multilabel_table",
+    "format_regression_table",
     "format_table",
     "load_dataset",
     "mcnemar_test",
@@ -97,9 +110,13 @@ __all__ = [
     "one_vs_rest",
     "paired_test",
     "plot_results",
+    "quick_baseline",
     "rare_classes",
     "read_documents",
     "read_table",
+    "regression_models",
+    "regression_scores",
     "save_attention_page",
     "set_random_state",
+    "tfidf_ridge",
 ]

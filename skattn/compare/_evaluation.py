@@ -6,6 +6,18 @@ needs at least K documents of each class, a hold-out split at least 2.
 :func:`drop_rare_classes` removes them beforehand (the command line does so
 and says which classes it dropped, e.g. on a ``--max-docs`` sample of
 nps_chat, whose rarest dialogue acts have 35 and 38 posts).
+
+The records of :func:`compare`, one per model: ``model`` (its name),
+``kind`` (the ``kind`` of its factory, None when the factory has none),
+``accuracies`` (per fold), ``accuracy_mean``, ``accuracy_std`` (population
+std over folds), ``fit_seconds`` (mean per fold) with
+``fit_seconds_folds`` (per fold), ``predict_docs_per_s``; per fold,
+``n_train`` (training documents), ``test_indices`` and ``correct`` (bool
+per test document, in ``test_indices`` order: every model sees the same
+folds, so these pair the models document by document); and what
+:func:`~skattn.compare.add_statistics` adds: ``accuracy_interval`` (95%
+bootstrap interval for one split) and ``paired_test`` (each attention
+model against the best baseline).
 """
 
 from __future__ import annotations
@@ -168,47 +180,30 @@ def compare(
     X : sequence of str
     y : array-like
     models : dict of str to callable
-        Name → factory returning an unfitted estimator, such as the entries
-        of :func:`available_models`.
+        Name → factory of an unfitted estimator (e.g. :func:`available_models`).
     cv : int or None, default=5
         Stratified K-fold (shuffled with ``random_state``); None or 1: one
-        split, the fixed split of ``test_mask`` if given, else one
-        stratified hold-out split of ``test_size``. Every class needs at
-        least K documents (2 for a hold-out split; see
-        :func:`drop_rare_classes`).
+        split, ``test_mask``'s if given, else a stratified hold-out split of
+        ``test_size``. Every class needs K documents (2 for a hold-out split).
     test_size : float, default=0.2
     test_mask : ndarray of bool, optional
         A corpus' own test documents (used when ``cv`` is None or 1).
     random_state : int or None, default=0
-        Seed of the splits and of every model: each parameter of a model
-        whose name ends in ``random_state`` is set to it before each fit
-        (see :func:`set_random_state`).
+        Seed of the splits and of every model (:func:`set_random_state`).
     progress : callable, default=print
         Receives one line per model and fold.
     on_last_fold : callable, optional
-        Called as ``on_last_fold(name, fitted_model, X_test, y_test)`` after
-        each model's last fold (e.g. to render its attention).
+        ``on_last_fold(name, model, X_test, y_test)`` after each model's last fold.
 
     Returns
     -------
     list of dict
-        Per model: ``model`` (its name), ``kind`` (the ``kind`` of its
-        factory, None when the factory has none), ``accuracies`` (per
-        fold), ``accuracy_mean``, ``accuracy_std`` (population std over
-        folds), ``fit_seconds`` (mean per fold) with ``fit_seconds_folds``
-        (per fold), ``predict_docs_per_s``; per fold, ``n_train`` (training
-        documents), ``test_indices`` and ``correct`` (bool per test
-        document, in ``test_indices`` order: every model sees the same
-        folds, so these pair the models document by document); and what
-        :func:`~skattn.compare.add_statistics` adds: ``accuracy_interval``
-        (95% bootstrap interval for one split) and ``paired_test`` (each
-        attention model against the best baseline).
+        One record per model, as the module docstring describes.
 
     Raises
     ------
     ValueError
-        If ``cv`` is not None or an int ≥ 1, or a class is too small for
-        the stratified splits.
+        If ``cv`` is not None or an int ≥ 1, or a class is too small for the splits.
 
     Examples
     --------
@@ -222,33 +217,37 @@ def compare(
     X = np.asarray(X, dtype=object)
     y = np.asarray(y)
     splits = _splits(y, cv, test_size, test_mask, random_state)
-    results = []
+    runs = fold_runs(
+        X, y, models, splits, _correct, _accuracy, random_state, progress, on_last_fold
+    )
+    return add_statistics([_record(run, splits) for run in runs])
 
-    def score(y_test, predicted):
-        return np.asarray(predicted == y_test, dtype=bool)
 
-    def describe(correct):
-        return f"accuracy {np.mean(correct):.4f}"
+def _correct(y_test, predicted) -> np.ndarray:
+    """Whether each test document's prediction is right (what a fold keeps)."""
+    return np.asarray(predicted == y_test, dtype=bool)
 
-    runs = fold_runs(X, y, models, splits, score, describe, random_state, progress, on_last_fold)
-    for run in runs:
-        accuracies = [float(np.mean(correct)) for correct in run.scores]
-        results.append(
-            {
-                "model": run.name,
-                "kind": run.kind,
-                "accuracies": accuracies,
-                "accuracy_mean": float(np.mean(accuracies)),
-                "accuracy_std": float(np.std(accuracies)),
-                "fit_seconds": float(np.mean(run.fit_seconds)),
-                "fit_seconds_folds": run.fit_seconds,
-                "predict_docs_per_s": float(np.mean(run.predict_rates)),
-                "n_train": [len(train) for train, _ in splits],
-                "test_indices": [test for _, test in splits],
-                "correct": run.scores,
-            }
-        )
-    return add_statistics(results)
+
+def _accuracy(correct) -> str:
+    return f"accuracy {np.mean(correct):.4f}"
+
+
+def _record(run: FoldRun, splits: list) -> dict:
+    """One model's record of :func:`compare` (before the statistics)."""
+    accuracies = [float(np.mean(correct)) for correct in run.scores]
+    return {
+        "model": run.name,
+        "kind": run.kind,
+        "accuracies": accuracies,
+        "accuracy_mean": float(np.mean(accuracies)),
+        "accuracy_std": float(np.std(accuracies)),
+        "fit_seconds": float(np.mean(run.fit_seconds)),
+        "fit_seconds_folds": run.fit_seconds,
+        "predict_docs_per_s": float(np.mean(run.predict_rates)),
+        "n_train": [len(train) for train, _ in splits],
+        "test_indices": [test for _, test in splits],
+        "correct": run.scores,
+    }
 
 
 @dataclass
@@ -329,14 +328,8 @@ def fold_runs(
     for name, factory in models.items():
         run = FoldRun(name, getattr(factory, "kind", None))
         for fold, (train, test) in enumerate(splits, start=1):
-            model = set_random_state(clone(factory()), random_state)
-            start = time.perf_counter()
-            model.fit(X[train], y[train])
-            run.fit_seconds.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            predicted = model.predict(X[test])
-            run.predict_rates.append(len(test) / (time.perf_counter() - start))
-            run.scores.append(score(y[test], predicted))
+            progress(f"{name} fold {fold}/{len(splits)}: training on {len(train)} documents")
+            model = _fit_and_score(run, factory, X, y, train, test, score, random_state)
             progress(
                 f"{name} fold {fold}/{len(splits)}: {describe(run.scores[-1])}, "
                 f"fit {run.fit_seconds[-1]:.1f} s, predict {run.predict_rates[-1]:.0f} docs/s"
@@ -344,3 +337,16 @@ def fold_runs(
         if on_last_fold is not None:
             on_last_fold(name, model, X[test], y[test])
         yield run
+
+
+def _fit_and_score(run: FoldRun, factory, X, y, train, test, score, random_state):
+    """Fit a new model on one fold, time it, score its predictions into ``run``."""
+    model = set_random_state(clone(factory()), random_state)
+    start = time.perf_counter()
+    model.fit(X[train], y[train])
+    run.fit_seconds.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    predicted = model.predict(X[test])
+    run.predict_rates.append(len(test) / (time.perf_counter() - start))
+    run.scores.append(score(y[test], predicted))
+    return model

@@ -97,12 +97,10 @@ def compare_multilabel(
     Y : array-like or sparse matrix of shape (n_documents, n_labels)
         0/1 indicator matrix.
     models : dict of str to callable
-        Name → factory of an unfitted multi-label classifier (entries of
-        :func:`~skattn.compare.available_models` have a ``kind``).
+        Name → factory of an unfitted multi-label classifier.
     cv : int or None, default=None
         K-fold (shuffled; multi-label folds are not stratified); None or 1:
-        the fixed split of ``test_mask`` if given, else one shuffled
-        hold-out split of ``test_size``.
+        ``test_mask``'s split if given, else a shuffled hold-out split.
     test_size : float, default=0.2
     test_mask : ndarray of bool, optional
         The corpus' own test documents.
@@ -110,20 +108,16 @@ def compare_multilabel(
         Seed of the splits, the bootstrap and every model.
     progress : callable, default=print
     on_last_fold : callable, optional
-        ``on_last_fold(name, fitted_model, X_test, Y_test)`` after each
-        model's last fold.
+        ``on_last_fold(name, fitted_model, X_test, Y_test)`` after each model's last fold.
 
     Returns
     -------
     list of dict
         Per model: ``model``, ``kind``, ``macro_f1s`` and ``micro_f1s``
-        (per fold), ``macro_f1_mean``, ``macro_f1_std``, ``micro_f1_mean``,
-        ``micro_f1_std``, ``fit_seconds`` (mean per fold),
+        (per fold) with their ``_mean`` and ``_std``, ``fit_seconds``,
         ``predict_docs_per_s``, ``n_train``; one split adds
         ``macro_f1_interval`` and ``micro_f1_interval`` (95% bootstrap);
-        attention models get ``paired_test`` against the best baseline by
-        macro-F1 (``baseline``, ``margin`` in points, ``test``,
-        ``p_value``, ``significant``).
+        attention models get ``paired_test`` against the best baseline.
 
     Examples
     --------
@@ -131,45 +125,46 @@ def compare_multilabel(
     >>> from skattn.baselines._table2 import bow_tfidf
     >>> X = ["good fun", "good", "sad fun", "sad"] * 10
     >>> Y = np.array([[1, 1], [1, 0], [0, 1], [0, 0]] * 10)
-    >>> [record] = compare_multilabel(X, Y, {"ovr": lambda: one_vs_rest(bow_tfidf())},
-    ...                               progress=len)
-    >>> record["macro_f1_mean"]
+    >>> models = {"ovr": lambda: one_vs_rest(bow_tfidf())}
+    >>> compare_multilabel(X, Y, models, progress=len)[0]["macro_f1_mean"]
     1.0
     """
     X = np.asarray(X, dtype=object)
     Y = (Y.toarray() if sp.issparse(Y) else np.asarray(Y)).astype(np.int64)
     splits = _splits(len(X), cv, test_size, test_mask, random_state)
-    results = []
+    runs = fold_runs(X, Y, models, splits, _score, _describe, random_state, progress, on_last_fold)
+    return _add_statistics([_record(run, splits) for run in runs], random_state)
 
-    def score(Y_test, predicted):
-        predicted = predicted.toarray() if sp.issparse(predicted) else np.asarray(predicted)
-        return _counts(Y_test.astype(bool), predicted.astype(bool))
 
-    def describe(counts):
-        return f"macro-F1 {_macro(counts):.4f}, micro-F1 {_micro(counts):.4f}"
+def _score(Y_test, predicted) -> np.ndarray:
+    """A fold's per-document, per-label counts (what a fold keeps)."""
+    predicted = predicted.toarray() if sp.issparse(predicted) else np.asarray(predicted)
+    return _counts(Y_test.astype(bool), predicted.astype(bool))
 
-    runs = fold_runs(X, Y, models, splits, score, describe, random_state, progress, on_last_fold)
-    for run in runs:
-        macro = [_macro(counts) for counts in run.scores]
-        micro = [_micro(counts) for counts in run.scores]
-        results.append(
-            {
-                "model": run.name,
-                "kind": run.kind,
-                "macro_f1s": macro,
-                "micro_f1s": micro,
-                "macro_f1_mean": float(np.mean(macro)),
-                "macro_f1_std": float(np.std(macro)),
-                "micro_f1_mean": float(np.mean(micro)),
-                "micro_f1_std": float(np.std(micro)),
-                "fit_seconds": float(np.mean(run.fit_seconds)),
-                "predict_docs_per_s": float(np.mean(run.predict_rates)),
-                "n_train": [len(train) for train, _ in splits],
-                "n_test": [len(test) for _, test in splits],
-                "counts": run.scores,
-            }
-        )
-    return _add_statistics(results, random_state)
+
+def _describe(counts) -> str:
+    return f"macro-F1 {_macro(counts):.4f}, micro-F1 {_micro(counts):.4f}"
+
+
+def _record(run, splits) -> dict:
+    """One model's record of :func:`compare_multilabel` (before the statistics)."""
+    macro = [_macro(counts) for counts in run.scores]
+    micro = [_micro(counts) for counts in run.scores]
+    return {
+        "model": run.name,
+        "kind": run.kind,
+        "macro_f1s": macro,
+        "micro_f1s": micro,
+        "macro_f1_mean": float(np.mean(macro)),
+        "macro_f1_std": float(np.std(macro)),
+        "micro_f1_mean": float(np.mean(micro)),
+        "micro_f1_std": float(np.std(micro)),
+        "fit_seconds": float(np.mean(run.fit_seconds)),
+        "predict_docs_per_s": float(np.mean(run.predict_rates)),
+        "n_train": [len(train) for train, _ in splits],
+        "n_test": [len(test) for _, test in splits],
+        "counts": run.scores,
+    }
 
 
 def _add_statistics(results: list[dict], random_state: int | None) -> list[dict]:

@@ -28,6 +28,11 @@ TUNED_BASELINE = "tuned baseline"
 OTHER_BASELINE = "other baseline"
 #: The kinds the best baseline of a comparison is chosen from.
 BASELINE_KINDS = (TABLE_2_BASELINE, TUNED_BASELINE, OTHER_BASELINE)
+#: Epochs of every attention model under ``quick=True``.
+QUICK_EPOCHS = 1
+#: Baseline parameters (by their last name) under ``quick=True``, besides the n-gram range
+#: (at most 2) and the vocabulary (at most 50,000 features).
+QUICK_BASELINE = {"n_means": 500, "vector_size": 50}
 
 
 @dataclass(frozen=True)
@@ -129,73 +134,61 @@ def available_models(
     """Name → entry (factory and kind) of every model the comparison knows.
 
     Attention models: ``self_attentive`` (pooling "flatten"),
-    ``self_attentive_max`` / ``_mean`` (pooling over hops),
-    ``self_attentive_8hops`` (8 hops, MLP 256: for many labels),
-    ``self_attentive_pruned`` (Lin et al.'s Appendix A), ``han`` (also
-    ``HN-ATT``), ``han_ave`` (``HN-AVE``), ``han_max`` (``HN-MAX``); each
-    default model also as ``*_w2v`` (word2vec trained on the fit data) and,
-    when ``vectors`` is given, ``*_vectors`` (those pretrained vectors).
-    Baselines: the five of HAN Table 2
-    (:func:`skattn.baselines.linear_baselines`), the tuned variants of
-    :func:`skattn.baselines.tuned_baselines` (``tfidf_logreg`` among them)
-    and, when the ``fasttext`` extra is installed, ``fasttext``
-    (:class:`~skattn.baselines.FastTextClassifier`, an "other
-    baseline": what many users try first). For multi-label corpora, each
-    linear baseline also as ``ovr_*`` (:func:`one_vs_rest`), and
-    ``ovr_tfidf_logreg`` with C=4.
+    ``self_attentive_max`` / ``_mean``, ``self_attentive_8hops`` (8 hops,
+    MLP 256: for many labels), ``self_attentive_pruned`` (Lin et al.'s
+    Appendix A), ``han`` (``HN-ATT``), ``han_ave`` (``HN-AVE``), ``han_max``
+    (``HN-MAX``), the papers' presets ``*_paper``; each default model also as
+    ``*_w2v`` and, with ``vectors``, ``*_vectors``. Baselines: HAN Table 2's
+    five (:func:`skattn.baselines.linear_baselines`), the tuned variants
+    (``tfidf_logreg`` among them), ``fasttext`` with the ``fasttext`` extra,
+    and each linear baseline as ``ovr_*`` (:func:`one_vs_rest`) for
+    multi-label corpora.
 
     Parameters
     ----------
     quick : bool, default=False
-        Smaller networks and fewer epochs, for a fast look.
-    vectors : path, KeyedVectors or dict, optional
-        Pretrained word vectors for the ``*_vectors`` models.
-    vectors_dim : int, optional
-        Their size (the networks' ``embedding_dim``).
+        A fast look, not for conclusions: one epoch and 50-dimensional
+        embeddings for every attention model, and every baseline's grid
+        shrunk (:func:`quick_baseline`).
+    vectors, vectors_dim : path, KeyedVectors or dict; int, optional
+        Pretrained word vectors for the ``*_vectors`` models, and their size.
     random_state : int or None, default=0
         Seed of every model built (see :func:`set_random_state`).
     sentence_split : {"punctuation", "lines"} or callable, optional
-        ``sentence_split`` of the hierarchical models (the other models have
-        no sentences); None keeps their default.
+        ``sentence_split`` of the hierarchical models; None keeps their default.
 
     Returns
     -------
     dict of str to ModelEntry
         Each entry is callable: ``entry()`` builds a new unfitted model.
 
-    Raises
-    ------
-    skattn.utils._params.InvalidParameterError
-        If ``sentence_split`` is not a value the hierarchical models accept.
-
     Examples
     --------
     >>> models = available_models(random_state=3, sentence_split="lines")
     >>> sorted(models)[:4]
     ['HN-ATT', 'HN-AVE', 'HN-MAX', 'bag_of_means']
-    >>> models["han"].kind, models["han"]().sentence_split, models["han"]().random_state
+    >>> models["han"].kind, models["han"]().sentence_split, models["han_paper"]().random_state
     ('attention model', 'lines', 3)
-    >>> models["mean_word2vec"].kind
-    'tuned baseline'
-    >>> models["han_paper"]().embedding_dim  # HierarchicalAttentionClassifier.from_paper()
-    200
     """
-    quick_params = {"max_epochs": 2, "embedding_dim": 50} if quick else {}
+    quick_params = {"max_epochs": QUICK_EPOCHS, "embedding_dim": 50} if quick else {}
     han_params = {} if sentence_split is None else {"sentence_split": sentence_split}
-    if sentence_split is not None:
-        # Fail before any data is read, with the classifier's own message.
+    if sentence_split is not None:  # fail before any data is read, in the model's words
         validate_params(HierarchicalAttentionClassifier(**han_params))
+    models = _attention_entries(quick_params, han_params, random_state, vectors, vectors_dim)
+    models.update(_preset_entries({**han_params, **quick_params}, random_state))
+    return {**models, **_baseline_entries(quick, random_state)}
+
+
+def _attention_entries(
+    quick_params: dict, han_params: dict, random_state, vectors, vectors_dim
+) -> dict[str, ModelEntry]:
+    """The attention models of :func:`available_models`, but the papers' presets."""
 
     def attention(cls: type, **params: Any) -> ModelEntry:
         if cls is HierarchicalAttentionClassifier:
             params = {**han_params, **params}
         params = {**quick_params, **params}
         return ModelEntry(lambda: set_random_state(cls(**params), random_state), ATTENTION_MODEL)
-
-    def baseline(
-        builders: Callable[[], dict[str, BaseEstimator]], name: str, kind: str
-    ) -> ModelEntry:
-        return ModelEntry(lambda: set_random_state(builders()[name], random_state), kind)
 
     models = {
         "self_attentive": attention(SelfAttentiveClassifier),
@@ -220,7 +213,21 @@ def available_models(
             models[f"{name}_vectors"] = attention(
                 cls, embeddings=vectors, embedding_dim=vectors_dim
             )
-    # The papers' presets (each paper's recipe; see from_paper).
+    # The paper's names of the hierarchical variants.
+    models.update(
+        zip(("HN-ATT", "HN-AVE", "HN-MAX"), map(models.get, ("han", "han_ave", "han_max")))
+    )
+    # For corpora of text pairs (SICK): Lin et al.'s pair model (and the pair baseline).
+    models["self_attentive_pair"] = ModelEntry(
+        lambda: set_random_state(SelfAttentivePairClassifier(**quick_params), random_state),
+        ATTENTION_MODEL,
+    )
+    return models
+
+
+def _preset_entries(settings: dict, random_state) -> dict[str, ModelEntry]:
+    """The papers' presets (each paper's recipe; see ``from_paper``)."""
+    models = {}
     for name, cls, preset_params in [
         ("self_attentive_paper", SelfAttentiveClassifier, {}),
         ("self_attentive_paper_pruned", SelfAttentiveClassifier, {"mlp_connections": "pruned"}),
@@ -228,7 +235,7 @@ def available_models(
     ]:
         preset = cls.from_paper()
         # Only the settings the preset has (a self-attentive model has no sentences).
-        overrides = {k: v for k, v in {**han_params, **quick_params}.items() if hasattr(preset, k)}
+        overrides = {k: v for k, v in settings.items() if hasattr(preset, k)}
         overrides.update(preset_params)
         models[name] = ModelEntry(
             lambda cls=cls, overrides=overrides: set_random_state(
@@ -236,34 +243,57 @@ def available_models(
             ),
             ATTENTION_MODEL,
         )
-    # The paper's names for the hierarchical variants.
-    models.update(
-        {"HN-ATT": models["han"], "HN-AVE": models["han_ave"], "HN-MAX": models["han_max"]}
-    )
-    # For corpora of text pairs (SICK): Lin et al.'s pair model and the pair baseline.
-    models["self_attentive_pair"] = ModelEntry(
-        lambda: set_random_state(SelfAttentivePairClassifier(**quick_params), random_state),
-        ATTENTION_MODEL,
-    )
-    models["tfidf_pair_logreg"] = baseline(pair_baselines, "tfidf_pair_logreg", TUNED_BASELINE)
+    return models
+
+
+def quick_baseline(estimator: BaseEstimator) -> BaseEstimator:
+    """A baseline with its grid shrunk for ``--quick`` (see :data:`QUICK_BASELINE`).
+
+    n-grams up to 2 with at most 50,000 features; bag-of-means with 500
+    means; word2vec vectors of 50 dimensions. Nested parameters count
+    (one-vs-rest wrappers).
+
+    Examples
+    --------
+    >>> from skattn.baselines._table2 import bag_of_means, ngrams
+    >>> quick_baseline(ngrams()).named_steps["countvectorizer"].ngram_range
+    (1, 2)
+    >>> quick_baseline(bag_of_means()).named_steps["bagofmeans"].n_means
+    500
+    """
+    changes: dict[str, Any] = {}
+    for key, value in estimator.get_params().items():
+        leaf = key.rsplit("__", 1)[-1]
+        if leaf == "ngram_range" and value[1] > 2:
+            changes[key] = (value[0], 2)
+        elif leaf == "max_features" and value is not None and value > 50_000:
+            changes[key] = 50_000
+        elif leaf in QUICK_BASELINE and not isinstance(value, BaseEstimator):
+            changes[key] = QUICK_BASELINE[leaf]
+    return estimator.set_params(**changes)
+
+
+def _baseline_entries(quick: bool, random_state) -> dict[str, ModelEntry]:
+    """The linear baselines (also one-vs-rest for multi-label ``y``) and fastText."""
+    shrink = quick_baseline if quick else (lambda estimator: estimator)
+
+    def entry(build: Callable[[], BaseEstimator], kind: str) -> ModelEntry:
+        return ModelEntry(lambda: set_random_state(shrink(build()), random_state), kind)
+
+    models = {
+        "tfidf_pair_logreg": entry(lambda: pair_baselines()["tfidf_pair_logreg"], TUNED_BASELINE)
+    }
     # Each linear baseline also for multi-label y: one-vs-rest with F1 thresholds.
     for builders, kind in ((linear_baselines, TABLE_2_BASELINE), (tuned_baselines, TUNED_BASELINE)):
         for name in builders():
-            models[name] = baseline(builders, name, kind)
-            models[f"ovr_{name}"] = ModelEntry(
-                lambda builders=builders, name=name: set_random_state(
-                    one_vs_rest(builders()[name]), random_state
-                ),
-                kind,
+            models[name] = entry(lambda builders=builders, name=name: builders()[name], kind)
+            models[f"ovr_{name}"] = entry(
+                lambda builders=builders, name=name: one_vs_rest(builders()[name]), kind
             )
     # tfidf_logreg at C=4: the setting of the GoEmotions figure in the corpora's README.
-    models["ovr_tfidf_logreg"] = ModelEntry(
-        lambda: set_random_state(one_vs_rest(tfidf_logreg(C=4.0)), random_state), TUNED_BASELINE
-    )
+    models["ovr_tfidf_logreg"] = entry(lambda: one_vs_rest(tfidf_logreg(C=4.0)), TUNED_BASELINE)
     if fasttext_available():
-        models["fasttext"] = ModelEntry(
-            lambda: set_random_state(FastTextClassifier(), random_state), OTHER_BASELINE
-        )
+        models["fasttext"] = entry(FastTextClassifier, OTHER_BASELINE)
     return models
 
 

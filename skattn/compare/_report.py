@@ -57,13 +57,10 @@ def _p_value(p: float) -> str:
 def format_table(results: list[dict]) -> str:
     """A Markdown table of :func:`compare` results, best accuracy first.
 
-    Columns: the model and its kind; its accuracy, with the standard
-    deviation over folds (several folds) or a 95% bootstrap interval over
-    the test documents (one split); the mean fit time per fold and the
-    prediction speed; and, for each attention model, its margin over the
-    best baseline (mean accuracy difference, points), the p-value of the
-    paired test (the header names it) and whether the difference is
-    significant at 5%. The best baseline's row says ``best baseline``.
+    Columns: the model and its kind; its accuracy ± std over folds, or
+    with a 95% bootstrap interval (one split); fit time per fold and
+    prediction speed; each attention model's margin over the best baseline
+    (points), the paired test's p-value and significance at 5%.
 
     Parameters
     ----------
@@ -115,33 +112,31 @@ def format_table(results: list[dict]) -> str:
     ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in sorted(results, key=lambda r: -r["accuracy_mean"]):
-        accuracy = f"{100 * r['accuracy_mean']:.2f}"
-        interval = r.get("accuracy_interval")
-        if len(r.get("accuracies", [])) > 1:
-            accuracy += f" ± {100 * r['accuracy_std']:.2f}"
-        elif interval is not None:
-            accuracy += f" [{100 * interval[0]:.2f}, {100 * interval[1]:.2f}]"
-        test = r.get("paired_test")
-        if test:
-            versus = [
-                f"{test['margin']:+.2f}",
-                _p_value(test["p_value"]),
-                "yes" if test["significant"] else "no",
-            ]
-        elif r["model"] == reference:
-            versus = ["best baseline", "–", "–"]
-        else:
-            versus = ["–", "–", "–"]
-        cells = [
-            r["model"],
-            _kind(r),
-            accuracy,
-            f"{r['fit_seconds']:.1f}",
-            f"{r['predict_docs_per_s']:.0f}",
-            *versus,
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(_table_cells(r, reference)) + " |")
     return "\n".join(lines)
+
+
+def _table_cells(r: dict, reference: str | None) -> list[str]:
+    """One model's cells of :func:`format_table`."""
+    accuracy = f"{100 * r['accuracy_mean']:.2f}"
+    interval = r.get("accuracy_interval")
+    if len(r.get("accuracies", [])) > 1:
+        accuracy += f" ± {100 * r['accuracy_std']:.2f}"
+    elif interval is not None:
+        accuracy += f" [{100 * interval[0]:.2f}, {100 * interval[1]:.2f}]"
+    test = r.get("paired_test")
+    if test:
+        versus = [
+            f"{test['margin']:+.2f}",
+            _p_value(test["p_value"]),
+            "yes" if test["significant"] else "no",
+        ]
+    elif r["model"] == reference:
+        versus = ["best baseline", "–", "–"]
+    else:
+        versus = ["–", "–", "–"]
+    speed = [f"{r['fit_seconds']:.1f}", f"{r['predict_docs_per_s']:.0f}"]
+    return [r["model"], _kind(r), accuracy, *speed, *versus]
 
 
 def _jsonable(record: dict) -> dict:
@@ -223,13 +218,10 @@ def plot_results(
 ):
     """A bar chart of a measure per model (mean accuracy) with its interval, best first.
 
-    Bars start at 0 and carry their value; error bars show the standard
-    deviation over folds, or for one split the 95% bootstrap interval.
-    An attention model's value is followed by its margin over the best
-    baseline in points, with a ``*`` when the paired test finds it
-    significant at 5% (the legend says which baseline and test). Colours
-    tell the kinds of model apart (the legend names those present); records
-    without one of the known kinds are drawn as "other".
+    Bars start at 0 and carry their value; error bars show the std over
+    folds, or the 95% bootstrap interval of one split. An attention model's
+    value is followed by its margin over the best baseline (``*``:
+    significant at 5%). Colours tell the kinds of model apart.
 
     Parameters
     ----------
@@ -255,15 +247,11 @@ def plot_results(
     'accuracy (%); error bars: 95% bootstrap interval over test documents'
     """
     from matplotlib.figure import Figure
-    from matplotlib.patches import Patch
 
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}.")
     ordered = sorted(results, key=lambda r: r[f"{measure}_mean"])
-    present = {_kind(r) for r in ordered}
-    colours = {k: c for k, c in MODEL_KINDS.items() if k in present}
-    if OTHER_KIND in present:
-        colours[OTHER_KIND] = _OTHER_COLOUR
+    colours = _colours({_kind(r) for r in ordered})
     # A Figure of its own (no pyplot): the caller's backend is never touched.
     fig = Figure(figsize=(8.0, 0.42 * len(ordered) + 2.2))
     ax = fig.subplots()
@@ -276,8 +264,25 @@ def plot_results(
         color=[colours[_kind(r)] for r in ordered],
         error_kw={"ecolor": "#222222", "elinewidth": 1.2, "capsize": 3},
     )
-    # Values right of the error bar's end, so that the bar never hides them;
-    # an attention model's value is followed by its margin over the best baseline.
+    tests = _bar_labels(ax, ordered, means, errors)
+    ax.set_title(title)
+    _axis_and_legend(fig, ax, measure, what, tests, colours)
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
+
+
+def _colours(present: set) -> dict[str, str]:
+    """The colour of each kind present (records of no known kind: "other")."""
+    colours = {k: c for k, c in MODEL_KINDS.items() if k in present}
+    if OTHER_KIND in present:
+        colours[OTHER_KIND] = _OTHER_COLOUR
+    return colours
+
+
+def _bar_labels(ax, ordered: list[dict], means: np.ndarray, errors) -> list[dict]:
+    """Each bar's value (and an attention model's margin), right of its error bar."""
+    # Right of the error bar's end, so that the bar never hides them.
     ends = means + (errors[1] if errors is not None else 0)
     tests = []
     for i, (r, end) in enumerate(zip(ordered, ends)):
@@ -287,6 +292,13 @@ def plot_results(
             tests.append(test)
             label += f"  ({test['margin']:+.1f}{'*' if test['significant'] else ''})"
         ax.text(end + 1.0, i, label, va="center", fontsize=9)
+    return tests
+
+
+def _axis_and_legend(fig, ax, measure: str, what: str, tests: list, colours: dict) -> None:
+    """The x axis (0 to 100, what the bars and marks mean) and the legend below it."""
+    from matplotlib.patches import Patch
+
     # Bars start at 0, so their lengths compare honestly; the labels carry the digits.
     ax.set_xlim(0, 100)
     xlabel = f"{MEASURES[measure]} (%)" + (f"; {what}" if what else "")
@@ -304,12 +316,7 @@ def plot_results(
         frameon=False,
         fontsize=9,
     )
-    band = 0.4 / fig.get_figheight()
-    ax.set_title(title)
-    fig.tight_layout(rect=(0, band, 1, 1))
-    if path is not None:
-        fig.savefig(path, dpi=120)
-    return fig
+    fig.tight_layout(rect=(0, 0.4 / fig.get_figheight(), 1, 1))
 
 
 def save_attention_page(

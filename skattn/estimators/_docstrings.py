@@ -293,7 +293,9 @@ random_state : int, RandomState or None, default={default}
 """,
     "verbose": """
 verbose : int, default={default}
-    1 prints skorch's epoch table.
+    1 prints skorch's epoch table (coloured on a terminal unless
+    ``NO_COLOR`` is set) and, on a terminal, a progress bar per epoch with
+    the time left; 2 shows the bar everywhere; 0 prints nothing.
 """,
     "classifier_attributes": """
 classes_ : ndarray

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -60,6 +61,18 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         "classifier": [SelfAttentiveClassifier, None],
         "output": [Options({"flatten", "max", "mean"})],
     }
+
+    def __new__(cls, *args: Any, **params: Any):
+        # Training parameters belong to the classifier; say so, not only "unexpected".
+        unknown = sorted(set(params) - {"classifier", "output"})
+        if unknown:
+            shown = ", ".join(f"{name}=..." for name in unknown)
+            raise TypeError(
+                f"{cls.__name__}() got unexpected keyword argument(s) {unknown}; the training "
+                f"parameters belong to its classifier: {cls.__name__}(classifier="
+                f"SelfAttentiveClassifier({shown}))"
+            )
+        return super().__new__(cls)
 
     def __init__(self, classifier: SelfAttentiveClassifier | None = None, output: str = "flatten"):
         self.classifier = classifier
@@ -177,3 +190,8 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         tags = text_input_tags(super().__sklearn_tags__())
         tags.target_tags.required = True
         return tags
+
+
+# The class's signature is its __init__'s (inspect.signature would read __new__'s
+# catch-all otherwise; scikit-learn builds estimators from that signature).
+SelfAttentiveEmbedder.__new__.__signature__ = inspect.signature(SelfAttentiveEmbedder.__init__)

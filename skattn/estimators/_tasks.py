@@ -329,6 +329,7 @@ class MultiLabelTask(_ClassificationTask):
         super().__init__(threshold, class_weight)
         self.output_dtype: str | None = None
         self.sparse = False
+        self.label_names: list[str] | None = None
 
     def base_epochs(self, model_base: int) -> tuple[int, str]:
         if model_base >= self.BASE_EPOCHS:
@@ -352,7 +353,7 @@ class MultiLabelTask(_ClassificationTask):
                 f"warm_start: y is an indicator matrix of {n_labels} labels; the model was "
                 f"fitted with {fitted} labels."
             )
-        _check_labels_vary(dense)
+        _check_labels_vary(dense, getattr(self, "label_names", None))
         self.classes = np.arange(n_labels)
         self.output_dtype, self.sparse = dense.dtype.str, bool(sp.issparse(y))
         self._settle_threshold()
@@ -454,7 +455,10 @@ def classification_task(y: Any, n_samples: int, threshold: Any = "auto", class_w
     """
     if y is None or not is_indicator_matrix(y):
         return SingleLabelTask(threshold, class_weight), SingleLabelTask.check(y, n_samples)
-    return MultiLabelTask(threshold, class_weight), MultiLabelTask.check(y, n_samples)
+    task = MultiLabelTask(threshold, class_weight)
+    # A DataFrame's columns name its labels: warnings use the user's names.
+    task.label_names = [str(c) for c in y.columns] if hasattr(y, "columns") else None
+    return task, MultiLabelTask.check(y, n_samples)
 
 
 class RegressionTask(Task):
@@ -580,8 +584,11 @@ def _named_weights(class_weight: dict, classes: np.ndarray, what: str) -> list[f
     return [float(class_weight.get(label, 1.0)) for label in classes.tolist()]
 
 
-def _check_labels_vary(dense: np.ndarray) -> None:
-    """Refuse an indicator matrix whose every label is constant; warn about constant ones."""
+def _check_labels_vary(dense: np.ndarray, names: list[str] | None = None) -> None:
+    """Refuse an indicator matrix whose every label is constant; warn about constant ones.
+
+    The warning names the labels by ``names`` (a DataFrame's columns) when given.
+    """
     counts = dense.sum(axis=0)
     constant = np.flatnonzero((counts == 0) | (counts == len(dense)))
     if len(constant) == dense.shape[1]:
@@ -591,8 +598,9 @@ def _check_labels_vary(dense: np.ndarray) -> None:
             "as one column per label)."
         )
     if len(constant):
+        shown = [names[i] for i in constant[:10]] if names else constant[:10].tolist()
         warnings.warn(
-            f"labels {constant[:10].tolist()} are 0 in every document or 1 in every "
+            f"labels {shown} are 0 in every document or 1 in every "
             "document of y; the model learns to always give them that value (their "
             "thresholds stay 0.5).",
             UserWarning,

@@ -26,6 +26,7 @@ from skattn.training._net import (
     training_callbacks,
     validation_callbacks,
 )
+from skattn.training._printing import print_log, progress_callbacks
 from skattn.utils._runtime import resolve_device
 
 __all__ = ["build_net"]
@@ -89,6 +90,7 @@ def _callbacks(config: NetConfig, checkpoint_dir, task: str, valid) -> list:
     return [
         *training_callbacks(config, clipping),
         *validation_callbacks(config, checkpoint_dir, task, valid),
+        *progress_callbacks(int(config.verbose), config.callbacks),
         *(config.callbacks or []),
     ]
 
@@ -164,4 +166,6 @@ def _training_arguments(config: NetConfig) -> dict[str, Any]:
         "batch_size": config.batch_size,
         "batch_tokens": config.batch_tokens,
         "verbose": config.verbose,
+        # Colour codes only on a terminal, never under NO_COLOR.
+        "callbacks__print_log": print_log(),
     }

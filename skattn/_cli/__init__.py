@@ -1,0 +1,59 @@
+"""The command line of ``python -m skattn``, one small module per job.
+
+- :mod:`skattn._cli._parser`: the arguments (light imports: ``--help`` and
+  ``--version`` load neither torch nor scikit-learn);
+- :mod:`skattn._cli._predict`, :mod:`skattn._cli._explain`,
+  :mod:`skattn._cli._export`, :mod:`skattn._cli._compare`: the commands,
+  each importing what it needs when it runs;
+- :mod:`skattn._cli._extras`: the one-line hint naming the extra to install;
+- :mod:`skattn._cli._output`: files written only when asked, never over an
+  existing one without ``--force``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+#: Subcommand -> "module:function" that runs it.
+COMMANDS = {
+    "compare": "skattn._cli._compare:compare",
+    "predict": "skattn._cli._predict:predict",
+    "explain": "skattn._cli._explain:explain",
+    "export": "skattn._cli._export:export",
+    "serve": "skattn._cli._export:serve",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m skattn`` and of the ``skattn`` script.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0, 1 after an error (printed as one line), 2 for
+        wrong arguments.
+
+    Examples
+    --------
+    >>> main(["compare", "--list"]) == 0  # doctest: +SKIP
+    True
+    """
+    from skattn._cli._extras import hint
+    from skattn._cli._parser import parser
+
+    args = parser().parse_args(argv)
+    module, _, function = COMMANDS[args.command].partition(":")
+    try:
+        return getattr(importlib.import_module(module), function)(args)
+    except (Exception, KeyboardInterrupt) as error:
+        if args.debug:
+            raise
+        message = hint(error, args.command) or str(error) or type(error).__name__
+        print(f"skattn: error: {message} (--debug shows the traceback)", file=sys.stderr)
+        return 1

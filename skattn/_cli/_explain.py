@@ -1,0 +1,60 @@
+"""``explain``: JSON Lines on standard output for ``--text``, or an HTML page."""
+
+from __future__ import annotations
+
+from skattn._cli._models import load_model
+from skattn._cli._output import check_output
+
+
+def explain(args) -> int:
+    """Explain the documents of ``args`` (see the ``explain`` help)."""
+    if args.output is None and args.file is not None:
+        raise ValueError(
+            "explaining a file writes an HTML page: give --output PAGE.html "
+            "(--text prints its explanations instead)"
+        )
+    if args.output is not None:
+        check_output(args.output, args.force, model=args.model, file=args.file)
+        if args.output.suffix.lower() not in (".html", ".htm"):
+            raise ValueError(f"--output {args.output}: explain writes an HTML page (.html)")
+    model, documents = load_model(args), _documents(args)
+    explanations = model.explain(documents, method=args.method, faithfulness=args.faithfulness)
+    if args.output is None:
+        from skattn.text._unicode import json_text
+
+        for text, record in zip(documents, explanations):
+            print(json_text(_plain(text, record)))
+        return 0
+    path = explanations.save_html(args.output)
+    print(f"wrote explanations of {len(documents)} document(s) to {path}")
+    return 0
+
+
+def _documents(args) -> list[str]:
+    """The documents: --text, or a file (see read_documents)."""
+    if args.text:
+        return args.text
+    if not args.file.is_file():
+        raise FileNotFoundError(f"--file {args.file}: no such file")
+    from skattn.compare._io import read_documents
+
+    return read_documents(args.file, text_column=args.text_column)
+
+
+def _plain(text: str, record: dict) -> dict:
+    """One document's explanation as JSON: its prediction and each token's score."""
+    from skattn.explain._explanations import shown_value, token_scores_of
+
+    if "sentences" in record:
+        tokens = [token for sentence in record["sentences"] for token in sentence]
+    else:
+        tokens = list(record["tokens"])
+        if "second" in record:
+            tokens += list(record["second"]["tokens"])
+    scores = token_scores_of(record)
+    return {
+        "text": text,
+        "prediction": shown_value(record["prediction"]),
+        "method": record.get("method", "attention"),
+        "tokens": [[token, round(float(score), 6)] for token, score in zip(tokens, scores)],
+    }

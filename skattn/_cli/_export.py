@@ -1,0 +1,30 @@
+"""``export`` and ``serve``: the artefact of a saved model, and its HTTP service."""
+
+from __future__ import annotations
+
+from skattn._cli._extras import require_extra
+from skattn._cli._output import check_output
+
+
+def export(args) -> int:
+    """Write ``args.model`` as an ONNX artefact (the ``export`` extra)."""
+    if not args.model.is_file():
+        raise FileNotFoundError(f"model file {args.model}: no such file")
+    check_output(args.output, args.force, model=args.model)
+    # The exporter runs in a process of its own: check its modules here, in one line.
+    require_extra("export", "export")
+    from skattn.persistence import load
+    from skattn.serving import export as export_model
+
+    params = {"tokenizer": args.tokenizer} if args.tokenizer else {}
+    path = export_model(load(args.model, **params), args.output)
+    print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MiB)")
+    return 0
+
+
+def serve(args) -> int:
+    """Serve an artefact in a process of its own (the ``server`` extra)."""
+    require_extra("server", "serve")
+    from skattn.serving._server import launch
+
+    return launch(args)

@@ -1,0 +1,113 @@
+"""``predict``: labels and probabilities, streamed to a file or standard output."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Callable
+
+from skattn._cli._models import load_model
+from skattn._cli._output import check_output, opened
+from skattn.text._streaming import iter_chunks, iter_documents
+from skattn.text._unicode import first_lone_surrogate, json_text
+
+
+def predict(args) -> int:
+    """Predict the documents of ``args``; CSV on standard output unless ``--output``."""
+    if args.input is not None and (args.text or args.file):
+        raise ValueError("give the documents once: an input file, --file or --text")
+    source = args.input or args.file
+    if source is None and not args.text:
+        raise ValueError("no documents: give an input file, --file or --text")
+    if source is not None and not source.is_file():
+        raise FileNotFoundError(f"{source}: no such file")
+    if args.output is not None:
+        check_output(args.output, args.force, model=args.model, input=source)
+    model = load_model(args, artefacts=True)
+    documents = args.text or iter_documents(source, text_column=args.text_column)
+    jsonl = args.output is not None and args.output.suffix.lower() in (".jsonl", ".ndjson")
+    count = 0
+    # A file is written beside the output and moved over it at the end: a
+    # stream that fails half-way leaves an existing output file as it was.
+    with opened(args.output, newline="") as handle:
+        write = _row_writer(handle, jsonl, _prediction_columns(model))
+        for chunk in iter_chunks(documents, args.chunk_size):
+            for row in _prediction_rows(model, chunk):
+                write(row)
+            count += len(chunk)
+    if args.output is not None:
+        print(f"wrote predictions of {count} document(s) to {args.output}")
+    return 0
+
+
+def _row_writer(handle, jsonl: bool, columns: list[str]) -> Callable[[dict], None]:
+    """A function that writes one prediction row: a JSON line, or a CSV row.
+
+    A CSV gets its header at once, so that an input without documents
+    still gives a file that names its columns. JSON escapes a lone
+    surrogate (``\\udcff``); a UTF-8 CSV file cannot hold one, so such a
+    row is refused, naming the document.
+    """
+    if jsonl:
+        return lambda row: handle.write(json_text(row) + "\n")
+    # Standard output gets plain newlines; a file, CSV's own \r\n.
+    ending = "\n" if handle is sys.stdout else "\r\n"
+    writer = csv.DictWriter(handle, fieldnames=columns, lineterminator=ending)
+    writer.writeheader()
+    written = 0
+
+    def write_csv(row: dict) -> None:
+        nonlocal written
+        _check_csv_row(row, written)
+        writer.writerow(row)
+        written += 1
+
+    return write_csv
+
+
+def _prediction_columns(model) -> list[str]:
+    """The columns of the prediction rows of ``model`` (see _prediction_rows)."""
+    if not hasattr(model, "predict_proba"):
+        n_outputs = getattr(model, "n_outputs_", None) or model.decision_rule_.n_scores
+        values = ["prediction"] if n_outputs == 1 else [f"prediction_{i}" for i in range(n_outputs)]
+        return ["text", *values]
+    return ["text", "label", *(f"proba_{c}" for c in model.classes_)]
+
+
+def _check_csv_row(row: dict, position: int) -> None:
+    for column, value in row.items():
+        at = first_lone_surrogate(value) if isinstance(value, str) else None
+        if at is not None:
+            raise ValueError(
+                f"X[{position}]: its {column} holds a lone surrogate (U+{ord(value[at]):04X} at "
+                f"character {at}), which a UTF-8 CSV file cannot hold; write the predictions to "
+                "a .jsonl file, which escapes it."
+            )
+
+
+def _prediction_rows(model, documents: list[str]) -> list[dict]:
+    """One row per document: its text, its label(s) or value(s), its class probabilities.
+
+    The labels are the model's decision rule applied to its probabilities:
+    what ``predict`` returns, without a second pass over the documents.
+    """
+    import numpy as np
+
+    rule = model.decision_rule_
+    if rule.kind == "regression":
+        predictions = np.asarray(model.predict(documents)).reshape(len(documents), -1)
+        names = _prediction_columns(model)[1:]
+        return [
+            {"text": text, **{n: float(f"{v:.6g}") for n, v in zip(names, row)}}
+            for text, row in zip(documents, predictions)
+        ]
+    probabilities = model.predict_proba(documents)
+    labels = rule.labels(rule.decide(probabilities))
+    if rule.kind == "multilabel":  # each row: its labels, as a JSON list
+        labels = [json.dumps(row) for row in labels]
+    columns = _prediction_columns(model)[2:]
+    return [
+        {"text": text, "label": label, **{c: round(float(p), 6) for c, p in zip(columns, proba)}}
+        for text, label, proba in zip(documents, labels, probabilities)
+    ]

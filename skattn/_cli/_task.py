@@ -1,0 +1,110 @@
+"""What a comparison is: classification, regression or multi-label, decided in the open.
+
+``--task auto`` follows scikit-learn's ``type_of_target``: lists of labels
+(an indicator matrix) are multi-label, numbers with a fraction
+("continuous") are a regression, anything else (words, integers) is a
+classification. The decision and its reason are printed; so is every row
+left out (an empty label) and how many.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Task:
+    """The task decided, the documents and labels it reads, and the reason in words."""
+
+    name: str
+    X: list
+    y: np.ndarray
+    reason: str
+    target_names: list | None = None
+    test_mask: np.ndarray | None = None
+
+
+def _numbers(labels: np.ndarray) -> np.ndarray | None:
+    """The labels as floats when every one is a number, else None."""
+    if labels.dtype.kind in "iuf":
+        return labels.astype(float)
+    try:
+        return np.array([float(value) for value in labels.tolist()])
+    except (TypeError, ValueError):
+        return None
+
+
+def _drop_empty(corpus, say: Callable[[str], None], name: str):
+    """The corpus without rows whose label is empty, announced with their count."""
+    y = corpus.y
+    if y.ndim != 1 or y.dtype.kind not in "OUS":
+        return corpus.X, y, corpus.test_mask
+    empty = np.array([value is None or str(value).strip() == "" for value in y.tolist()])
+    if not empty.any():
+        return corpus.X, y, corpus.test_mask
+    say(f"{name}: left out {int(empty.sum())} row(s) with an empty label")
+    keep = ~empty
+    mask = None if corpus.test_mask is None else corpus.test_mask[keep]
+    return [x for x, k in zip(corpus.X, keep) if k], y[keep], mask
+
+
+def split_labels(labels, separator: str) -> tuple[np.ndarray, list]:
+    """The indicator matrix and label names of cells joined by ``separator``.
+
+    Examples
+    --------
+    >>> Y, names = split_labels(["joy,love", "anger", ""], ",")
+    >>> Y.tolist(), names
+    ([[0, 1, 1], [1, 0, 0], [0, 0, 0]], ['anger', 'joy', 'love'])
+    """
+    cells = [
+        [part.strip() for part in str(value).split(separator) if part.strip()]
+        for value in np.asarray(labels, dtype=object).tolist()
+    ]
+    names = sorted({label for cell in cells for label in cell})
+    column = {label: j for j, label in enumerate(names)}
+    Y = np.zeros((len(cells), len(names)), dtype=np.int64)
+    for i, cell in enumerate(cells):
+        Y[i, [column[label] for label in cell]] = 1
+    return Y, names
+
+
+def decide_task(corpus, requested: str, separator: str, name: str, say=print) -> Task:
+    """The task of ``corpus`` (``requested``, or decided by ``auto``), said in one line."""
+    from sklearn.utils.multiclass import type_of_target
+
+    if corpus.multilabel:
+        if requested not in ("auto", "multilabel"):
+            raise ValueError(
+                f"{name} holds lists of labels (multi-label); --task {requested} cannot read them"
+            )
+        reason = "its labels are lists (type_of_target: 'multilabel-indicator')"
+        return Task("multilabel", corpus.X, corpus.y, reason, corpus.target_names, corpus.test_mask)
+    X, y, mask = _drop_empty(corpus, say, name)
+    if requested == "multilabel":
+        Y, names = split_labels(y, separator)
+        reason = f"asked (--task multilabel): label cells split at {separator!r}"
+        return Task("multilabel", X, Y, reason, names, mask)
+    numbers = _numbers(y)
+    target = type_of_target(numbers if numbers is not None else y)
+    if requested == "regression":
+        if numbers is None:
+            bad = next(v for v in y.tolist() if _numbers(np.array([v], dtype=object)) is None)
+            raise ValueError(f"--task regression needs numeric labels; {name} has {bad!r}")
+        return Task("regression", X, numbers, "asked (--task regression)", test_mask=mask)
+    if requested == "classification":
+        return Task("classification", X, y, "asked (--task classification)", test_mask=mask)
+    if target == "continuous":
+        reason = (
+            "its labels are numbers with fractions (type_of_target: 'continuous'); "
+            "--task classification treats them as classes"
+        )
+        return Task("regression", X, numbers, reason, test_mask=mask)
+    kind = "integers" if numbers is not None else "values"
+    reason = f"its labels are {len(np.unique(y))} distinct {kind} (type_of_target: {target!r})"
+    if numbers is not None:
+        reason += "; --task regression treats them as numbers"
+    return Task("classification", X, y, reason, test_mask=mask)
