@@ -83,6 +83,8 @@ def third_party(paths: list[Path]) -> dict[str, list[str]]:
         for name in imported_modules(path):
             if name in sys.stdlib_module_names or name in FIRST_PARTY or name == "__future__":
                 continue
+            if (path.parent / f"{name}.py").exists():
+                continue  # a module beside the importing file (tests/ is on sys.path)
             found.setdefault(name, []).append(str(path.relative_to(ROOT)))
     return found
 
