@@ -416,3 +416,21 @@ def test_the_predict_command_writes_each_documents_labels(tagged, tmp_path):
     expected = model.predict(X[:2])
     assert [row["label"] for row in rows] == [str(np.flatnonzero(r).tolist()) for r in expected]
     assert float(rows[0]["proba_2"]) == pytest.approx(model.predict_proba(X[:1])[0, 2], abs=1e-6)
+
+
+def test_compare_fits_on_named_labels_so_warnings_name_them(tagged):
+    from skattn.compare import compare_multilabel
+
+    X, Y = tagged
+    Y = np.column_stack([Y, np.zeros(len(Y), int)])
+    Y[-1, -1] = 1  # "rare": only in the last document, which the split tests on
+    test_mask = np.zeros(len(Y), bool)
+    test_mask[-5:] = True
+    models = {"sa": lambda: small_self_attentive(max_epochs=1)}
+    names = ["pos", "neg", "long", "rare"]
+    with pytest.warns(UserWarning, match=r"labels \['rare'\] are 0 in every document"):
+        compare_multilabel(X, Y, models, test_mask=test_mask, label_names=names, progress=len)
+    with pytest.warns(UserWarning, match=r"labels \[3\] are 0 in every document"):
+        compare_multilabel(X, Y, models, test_mask=test_mask, progress=len)
+    with pytest.raises(ValueError, match="3 names for 4 labels"):
+        compare_multilabel(X, Y, models, test_mask=test_mask, label_names=names[:3])

@@ -241,6 +241,7 @@ def _multilabel(args, task: Task, models: dict) -> int:
         random_state=args.seed,
         progress=say,
         on_last_fold=attention_renderer(args, reports, True, task.target_names),
+        label_names=task.target_names,
     )
     table = format_multilabel_table(results)
     metadata = dict(split=split, documents=len(task.X), labels=task.target_names)

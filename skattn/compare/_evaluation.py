@@ -288,6 +288,7 @@ def fold_runs(
     random_state: int | None = 0,
     progress: Callable[[str], None] = print,
     on_last_fold: Callable[[str, BaseEstimator, np.ndarray, Any], None] | None = None,
+    fit_target: Callable[[Any], Any] | None = None,
 ) -> Iterator[FoldRun]:
     """Fit, time and score every model on every split: the loop both comparisons share.
 
@@ -306,8 +307,9 @@ def fold_runs(
         Set on every model before each fit (:func:`set_random_state`).
     progress : callable, default=print
     on_last_fold : callable, optional
-        ``on_last_fold(name, fitted_model, X_test, y_test)`` after each
-        model's last fold.
+        ``on_last_fold(name, fitted_model, X_test, y_test)`` after each model's last fold.
+    fit_target : callable, optional
+        Models are fitted on ``fit_target(y_train)`` (default: ``y_train``).
 
     Yields
     ------
@@ -317,8 +319,7 @@ def fold_runs(
     Examples
     --------
     >>> from skattn.baselines._table2 import tfidf_logreg
-    >>> X = np.array(["good", "bad"] * 6, dtype=object)
-    >>> y = np.array([1, 0] * 6)
+    >>> X, y = np.array(["good", "bad"] * 6, dtype=object), np.array([1, 0] * 6)
     >>> splits = [(np.arange(8), np.arange(8, 12))]
     >>> [run] = fold_runs(X, y, {"lr": tfidf_logreg}, splits,
     ...                   score=lambda t, p: np.mean(t == p), describe=str, progress=len)
@@ -329,21 +330,30 @@ def fold_runs(
         run = FoldRun(name, getattr(factory, "kind", None))
         for fold, (train, test) in enumerate(splits, start=1):
             progress(f"{name} fold {fold}/{len(splits)}: training on {len(train)} documents")
-            model = _fit_and_score(run, factory, X, y, train, test, score, random_state)
-            progress(
-                f"{name} fold {fold}/{len(splits)}: {describe(run.scores[-1])}, "
-                f"fit {run.fit_seconds[-1]:.1f} s, predict {run.predict_rates[-1]:.0f} docs/s"
+            model = _fit_and_score(
+                run, factory, X, y, (train, test), score, random_state, fit_target
             )
+            progress(f"{name} fold {fold}/{len(splits)}: {_fold_summary(run, describe)}")
         if on_last_fold is not None:
             on_last_fold(name, model, X[test], y[test])
         yield run
 
 
-def _fit_and_score(run: FoldRun, factory, X, y, train, test, score, random_state):
+def _fold_summary(run: FoldRun, describe) -> str:
+    """The last fold's score, fit time and prediction rate, for its progress line."""
+    return (
+        f"{describe(run.scores[-1])}, fit {run.fit_seconds[-1]:.1f} s, "
+        f"predict {run.predict_rates[-1]:.0f} docs/s"
+    )
+
+
+def _fit_and_score(run: FoldRun, factory, X, y, split, score, random_state, fit_target):
     """Fit a new model on one fold, time it, score its predictions into ``run``."""
+    train, test = split
     model = set_random_state(clone(factory()), random_state)
+    target = y[train] if fit_target is None else fit_target(y[train])
     start = time.perf_counter()
-    model.fit(X[train], y[train])
+    model.fit(X[train], target)
     run.fit_seconds.append(time.perf_counter() - start)
     start = time.perf_counter()
     predicted = model.predict(X[test])

@@ -88,6 +88,7 @@ def compare_multilabel(
     random_state: int | None = 0,
     progress: Callable[[str], None] = print,
     on_last_fold: Callable[[str, BaseEstimator, np.ndarray, np.ndarray], None] | None = None,
+    label_names: Sequence[str] | None = None,
 ) -> list[dict]:
     """Fit every model on the same splits of a multi-label corpus; macro- and micro-F1.
 
@@ -109,15 +110,16 @@ def compare_multilabel(
     progress : callable, default=print
     on_last_fold : callable, optional
         ``on_last_fold(name, fitted_model, X_test, Y_test)`` after each model's last fold.
+    label_names : sequence of str, optional
+        One per column of ``Y``: fitted as a DataFrame's columns, warnings name them.
 
     Returns
     -------
     list of dict
-        Per model: ``model``, ``kind``, ``macro_f1s`` and ``micro_f1s``
-        (per fold) with their ``_mean`` and ``_std``, ``fit_seconds``,
-        ``predict_docs_per_s``, ``n_train``; one split adds
-        ``macro_f1_interval`` and ``micro_f1_interval`` (95% bootstrap);
-        attention models get ``paired_test`` against the best baseline.
+        Per model: ``model``, ``kind``, ``macro_f1s``, ``micro_f1s`` (per fold,
+        with ``_mean``, ``_std``; one split: ``_interval``, 95% bootstrap),
+        ``fit_seconds``, ``predict_docs_per_s``, ``n_train``; attention models
+        ``paired_test`` against the best baseline.
 
     Examples
     --------
@@ -132,8 +134,23 @@ def compare_multilabel(
     X = np.asarray(X, dtype=object)
     Y = (Y.toarray() if sp.issparse(Y) else np.asarray(Y)).astype(np.int64)
     splits = _splits(len(X), cv, test_size, test_mask, random_state)
-    runs = fold_runs(X, Y, models, splits, _score, _describe, random_state, progress, on_last_fold)
+    loop = dict(on_last_fold=on_last_fold, fit_target=_named(label_names, Y.shape[1]))
+    runs = fold_runs(X, Y, models, splits, _score, _describe, random_state, progress, **loop)
     return _add_statistics([_record(run, splits) for run in runs], random_state)
+
+
+def _named(label_names: Sequence[str] | None, n_labels: int) -> Callable | None:
+    """Fit targets as a DataFrame whose columns are ``label_names`` (None: as they are)."""
+    if label_names is None:
+        return None
+    if len(label_names) != n_labels:
+        raise ValueError(f"label_names has {len(label_names)} names for {n_labels} labels")
+    try:
+        import pandas as pd
+    except ImportError:  # the names are a courtesy of the warnings: the arrays do
+        return None
+    columns = [str(name) for name in label_names]
+    return lambda Y: pd.DataFrame(Y, columns=columns)
 
 
 def _score(Y_test, predicted) -> np.ndarray:
