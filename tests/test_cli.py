@@ -355,3 +355,21 @@ def test_a_multilabel_warning_names_labels_by_the_users_names(toy):
         small_self_attentive(max_epochs=1).fit(X, Y)
     with pytest.warns(UserWarning, match=r"labels \[1\] are 0 in every document"):
         small_self_attentive(max_epochs=1).fit(X, Y.to_numpy())  # no names: the index
+
+
+@pytest.mark.parametrize("command", ["predict", "explain"])
+def test_predict_and_explain_take_the_input_file_the_same_way(command, saved_model, tmp_path):
+    documents = tmp_path / "docs.txt"
+    documents.write_text("a film\na dull one\n", encoding="utf-8")
+    page = tmp_path / "page.html"
+    output = [] if command == "predict" else ["--output", page]
+    positional = run_cli(command, saved_model, documents, *output, cwd=tmp_path)
+    assert positional.returncode == 0, positional.stderr
+    twice = run_cli(command, saved_model, documents, "--text", "x", *output, "--force")
+    assert twice.returncode == 1 and "give the documents once" in twice.stderr
+    none = run_cli(command, saved_model, *output, "--force")
+    assert none.returncode == 1 and "no documents" in none.stderr
+    if command == "explain":
+        assert ">dull</span>" in page.read_text(encoding="utf-8")
+    else:
+        assert positional.stdout.splitlines()[1].startswith("a film,")

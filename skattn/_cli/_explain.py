@@ -8,6 +8,12 @@ from skattn._cli._output import check_output
 
 def explain(args) -> int:
     """Explain the documents of ``args`` (see the ``explain`` help)."""
+    if args.input is not None:
+        if args.text or args.file:
+            raise ValueError("give the documents once: an input file, --file or --text")
+        args.file = args.input
+    if not args.text and args.file is None:
+        raise ValueError("no documents: give an input file, --file or --text")
     if args.output is None and args.file is not None:
         raise ValueError(
             "explaining a file writes an HTML page: give --output PAGE.html "

@@ -184,13 +184,13 @@ def _documents_arguments(command, required: bool) -> None:
     source.add_argument(
         "--file",
         type=Path,
-        help="UTF-8 .txt file (one document per line), or .csv/.jsonl/.ndjson/.parquet "
-        "with --text-column",
+        help="UTF-8 .txt file (one document per line), or .csv/.tsv/.jsonl/.ndjson/.json/"
+        ".parquet with --text-column",
     )
     command.add_argument(
         "--text-column",
         default="text",
-        help="text column of a .csv/.jsonl/.ndjson/.parquet (default: text)",
+        help="text column of a table file (default: text)",
     )
     command.add_argument(
         "--tokenizer",
@@ -238,7 +238,10 @@ def _explain_parser(commands) -> None:
         "for --text, an HTML page for --output",
     )
     command.add_argument("model", type=Path, help="a file written by skattn.save")
-    _documents_arguments(command, required=True)
+    command.add_argument(
+        "input", type=Path, nargs="?", help="the documents' file (as --file; needs --output)"
+    )
+    _documents_arguments(command, required=False)
     command.add_argument(
         "--output",
         type=Path,
