@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 from skattn._cli._models import load_model
-from skattn._cli._output import check_output
+from skattn._cli._output import check_output, document_file
 
 
 def explain(args) -> int:
     """Explain the documents of ``args`` (see the ``explain`` help)."""
-    if args.input is not None:
-        if args.text or args.file:
-            raise ValueError("give the documents once: an input file, --file or --text")
-        args.file = args.input
-    if not args.text and args.file is None:
-        raise ValueError("no documents: give an input file, --file or --text")
-    if args.output is None and args.file is not None:
+    source = document_file(args)
+    if args.output is None and source is not None:
         raise ValueError(
             "explaining a file writes an HTML page: give --output PAGE.html "
             "(--text prints its explanations instead)"
         )
     if args.output is not None:
-        check_output(args.output, args.force, model=args.model, file=args.file)
+        check_output(args.output, args.force, model=args.model, file=source)
         if args.output.suffix.lower() not in (".html", ".htm"):
             raise ValueError(f"--output {args.output}: explain writes an HTML page (.html)")
-    model, documents = load_model(args), _documents(args)
+    model, documents = load_model(args), _documents(args, source)
     explanations = model.explain(documents, method=args.method, faithfulness=args.faithfulness)
     if args.output is None:
         from skattn.text._unicode import json_text
@@ -36,15 +31,13 @@ def explain(args) -> int:
     return 0
 
 
-def _documents(args) -> list[str]:
-    """The documents: --text, or a file (see read_documents)."""
-    if args.text:
+def _documents(args, source) -> list[str]:
+    """The documents: --text, or the file ``source`` (see read_documents)."""
+    if source is None:
         return args.text
-    if not args.file.is_file():
-        raise FileNotFoundError(f"--file {args.file}: no such file")
     from skattn.compare._io import read_documents
 
-    return read_documents(args.file, text_column=args.text_column)
+    return read_documents(source, text_column=args.text_column)
 
 
 def _plain(text: str, record: dict) -> dict:

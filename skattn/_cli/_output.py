@@ -12,6 +12,32 @@ from typing import IO
 from skattn.utils._archives import atomic_write, refuse_same_file
 
 
+def document_file(args) -> Path | None:
+    """The documents' file of ``predict`` or ``explain`` (None: ``--text``), checked.
+
+    The file comes after the model or as ``--file``, once; without either,
+    ``--text`` gives the documents.
+
+    Examples
+    --------
+    >>> from argparse import Namespace
+    >>> document_file(Namespace(input=None, file=None, text=["a film"])) is None
+    True
+    >>> document_file(Namespace(input=None, file=None, text=None))
+    Traceback (most recent call last):
+    ...
+    ValueError: no documents: give an input file, --file or --text
+    """
+    if args.input is not None and (args.text or args.file):
+        raise ValueError("give the documents once: an input file, --file or --text")
+    source = args.input or args.file
+    if source is None and not args.text:
+        raise ValueError("no documents: give an input file, --file or --text")
+    if source is not None and not source.is_file():
+        raise FileNotFoundError(f"{source}: no such file")
+    return source
+
+
 def check_output(output: Path, force: bool, **inputs: os.PathLike | None) -> None:
     """Refuse an output that is an input, or that exists (unless ``force``).
 

@@ -177,9 +177,10 @@ def _run_arguments(cmp) -> None:
     cmp.add_argument("--list", action="store_true", help="list model names and exit")
 
 
-def _documents_arguments(command, required: bool) -> None:
-    """--text, --file, --text-column and --tokenizer of predict and explain."""
-    source = command.add_mutually_exclusive_group(required=required)
+def _documents_arguments(command, input_help: str) -> None:
+    """The input file, --text, --file, --text-column and --tokenizer of predict and explain."""
+    command.add_argument("input", type=Path, nargs="?", help=input_help)
+    source = command.add_mutually_exclusive_group()
     source.add_argument("--text", action="append", help="a document (repeatable)")
     source.add_argument(
         "--file",
@@ -209,13 +210,9 @@ def _predict_parser(commands) -> None:
     command.add_argument(
         "model", type=Path, help="a file written by skattn.save, or an artefact of export"
     )
-    command.add_argument(
-        "input",
-        type=Path,
-        nargs="?",
-        help="the documents' file (as --file), read and predicted a chunk at a time",
+    _documents_arguments(
+        command, "the documents' file (as --file), read and predicted a chunk at a time"
     )
-    _documents_arguments(command, required=False)
     command.add_argument(
         "--output",
         type=Path,
@@ -238,10 +235,7 @@ def _explain_parser(commands) -> None:
         "for --text, an HTML page for --output",
     )
     command.add_argument("model", type=Path, help="a file written by skattn.save")
-    command.add_argument(
-        "input", type=Path, nargs="?", help="the documents' file (as --file; needs --output)"
-    )
-    _documents_arguments(command, required=False)
+    _documents_arguments(command, "the documents' file (as --file; needs --output)")
     command.add_argument(
         "--output",
         type=Path,

@@ -8,20 +8,14 @@ import sys
 from collections.abc import Callable
 
 from skattn._cli._models import load_model
-from skattn._cli._output import check_output, opened
+from skattn._cli._output import check_output, document_file, opened
 from skattn.text._streaming import iter_chunks, iter_documents
 from skattn.text._unicode import first_lone_surrogate, json_text
 
 
 def predict(args) -> int:
     """Predict the documents of ``args``; CSV on standard output unless ``--output``."""
-    if args.input is not None and (args.text or args.file):
-        raise ValueError("give the documents once: an input file, --file or --text")
-    source = args.input or args.file
-    if source is None and not args.text:
-        raise ValueError("no documents: give an input file, --file or --text")
-    if source is not None and not source.is_file():
-        raise FileNotFoundError(f"{source}: no such file")
+    source = document_file(args)
     if args.output is not None:
         check_output(args.output, args.force, model=args.model, input=source)
     model = load_model(args, artefacts=True)
