@@ -50,12 +50,12 @@ def check_output(output: Path, force: bool, **inputs: os.PathLike | None) -> Non
     >>> check_output(existing, force=False)
     Traceback (most recent call last):
     ...
-    FileExistsError: ... exists; --force overwrites it, or choose another --output.
+    FileExistsError: ... exists; --force overwrites it, or choose another output path.
     """
     refuse_same_file(output, **inputs)
     if output.exists() and not force:
         raise FileExistsError(
-            f"{output} exists; --force overwrites it, or choose another --output."
+            f"{output} exists; --force overwrites it, or choose another output path."
         )
 
 
