@@ -4,14 +4,19 @@ Grid search over the hops and the penalty
 
 A :class:`~sklearn.pipeline.Pipeline` around the classifier, searched with
 :class:`~sklearn.model_selection.GridSearchCV` over the number of hops r and
-the penalty coefficient, with two worker processes.
+the penalty coefficient, with two worker processes; then the same grid
+with successive halving over the epochs
+(:class:`~sklearn.model_selection.HalvingGridSearchCV`,
+``resource="max_epochs"``), which trains every candidate briefly and only
+the best ones longer. The fits of a fold share its encoding.
 """
 
 import os
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.experimental import enable_halving_search_cv  # noqa: F401
+from sklearn.model_selection import GridSearchCV, HalvingGridSearchCV, StratifiedKFold
 from sklearn.pipeline import Pipeline
 
 from skattn import SelfAttentiveClassifier
@@ -35,3 +40,23 @@ results = pd.DataFrame(search.cv_results_)[
 ]
 print(results.round(3).to_string(index=False))
 print("best:", search.best_params_)
+
+# %%
+# Successive halving: every candidate trains for one epoch, the best half
+# for more (the grid must not hold ``max_epochs``, the resource).
+halving = HalvingGridSearchCV(
+    SelfAttentiveClassifier(random_state=0),
+    {"attention_hops": [1, 4], "penalty": [0.0, 1.0]},
+    resource="max_epochs",
+    min_resources=1,
+    max_resources=2 if QUICK else 4,
+    factor=2,
+    cv=StratifiedKFold(3, shuffle=True, random_state=0),
+    n_jobs=2,
+    random_state=0,
+).fit(X, y)
+rungs = pd.DataFrame(halving.cv_results_)[
+    ["iter", "n_resources", "param_attention_hops", "param_penalty", "mean_test_score"]
+]
+print(rungs.round(3).to_string(index=False))
+print("best:", halving.best_params_)

@@ -240,9 +240,10 @@ class SelfAttentiveModel(TransformerMixin):
         return embedding.reshape(len(embedding), -1)
 
     def _feature_names(self) -> list[str]:
-        """``transform``'s columns: ``hop{i}_dim{j}``."""
+        """``transform``'s columns: ``hop{i}_dim{j}`` (one hop per class with label attention)."""
         width = 2 * self.hidden_size
-        return [f"hop{h}_dim{d}" for h in range(self.attention_hops) for d in range(width)]
+        hops = self.net_.module_.attention.ws2.out_features
+        return [f"hop{h}_dim{d}" for h in range(hops) for d in range(width)]
 
 
 class HierarchicalAttentionModel(TransformerMixin):

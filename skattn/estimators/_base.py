@@ -42,6 +42,7 @@ from skorch.history import History
 from skattn.decisions import DecisionRule
 from skattn.embeddings._vectors import check_embeddings_source, corpus_sentences, initial_vectors
 from skattn.estimators._constraints import NOTABLE_SHARE
+from skattn.estimators._fit_cache import documents_key, fit_data_cache, parameters_key
 from skattn.estimators._inputs import Input, TextInput
 from skattn.estimators._state import FittedState, WeightsMismatchError
 from skattn.estimators._tasks import (
@@ -154,6 +155,14 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         """Loss terms of :class:`~skattn.training.AttentionNet` (e.g. ``penalty``)."""
         return {}
 
+    def _task_module_params(self, n_outputs: int, task: str) -> dict[str, Any]:
+        """Network settings that follow the task (label attention); none by default."""
+        return {}
+
+    def _architecture_choices(self, task: str) -> dict[str, Any]:
+        """The network decisions ``fit`` made from the task, for ``choices_``."""
+        return {}
+
     def _check_model_params(self) -> None:
         """The model's checks across parameters (one at a time: ``validate_params``)."""
 
@@ -204,7 +213,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         seed = self._fit_seed()
         with contextlib.ExitStack() as stack:
             memmap_dir = self._enter_fit_context(stack, seed)
-            encoder, corpus, digests = self._fit_encoding(X, streamed, memmap_dir)
+            encoder, corpus, digests, cache_key = self._fit_encoding(X, streamed, memmap_dir)
             check_same_length(len(corpus), y)  # a stream is counted as it is read
             # A canonical order makes the model independent of the order the
             # samples came in, and a file equal to a list (batches, split and
@@ -213,7 +222,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
             dataset = self._input.dataset(corpus, y, weights, self._hierarchical).subset(order)
             train, valid = self._split(dataset, seed, task)
             net, epochs = self._fit_network(stack, task, encoder, train, valid, y)
-            vectors = self._fit_vectors(encoder, X, corpus, order, seed)
+            vectors = self._fit_vectors(encoder, X, corpus, order, seed, cache_key)
             self._train(net, vectors.matrix, train, seed)
             self._tune(task, net, valid)
             release_fit_data(net)
@@ -224,7 +233,11 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
             n_truncated=int(corpus.n_truncated),
             n_blank=int(corpus.n_blank),
             embedding_coverage=vectors.coverage,
-            choices={**vectors.choice, "max_epochs": epochs},
+            choices={
+                **vectors.choice,
+                "max_epochs": epochs,
+                **self._architecture_choices(task.net_task),
+            },
             feature_names_in=feature_names,
         )
 
@@ -291,17 +304,37 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         )
 
     def _fit_encoding(self, X, streamed: bool, memmap_dir):
-        """The encoder (fitted, or kept by a warm start), the encoded corpus, the digests."""
+        """The encoder (fitted, or kept by a warm start), the encoded corpus, the digests,
+        and the key it is kept by in :data:`fit_data_cache` (None: not kept)."""
         warm = self._warm()
-        encoder = self.encoder_ if warm else self.build_encoder()
-        samples = DigestRecorder(stream_documents(X)) if streamed else X
-        if warm:
-            corpus = self._input.encode(encoder, samples, memmap_dir)
+        if streamed or warm or memmap_dir is not None:
+            encoder = self.encoder_ if warm else self.build_encoder()
+            samples = DigestRecorder(stream_documents(X)) if streamed else X
+            if warm:
+                corpus = self._input.encode(encoder, samples, memmap_dir)
+            else:
+                corpus = self._input.fit_encode(encoder, samples, memmap_dir)
+            digests = samples.digests() if streamed else self._input.digests(X)
+            key = None
         else:
-            corpus = self._input.fit_encode(encoder, samples, memmap_dir)
-        digests = samples.digests() if streamed else self._input.digests(X)
+            digests = self._input.digests(X)
+            encoder, corpus, key = self._cached_fit_encode(X, digests)
         self._warn_about(corpus)
-        return encoder, corpus, digests
+        return encoder, corpus, digests, key
+
+    def _cached_fit_encode(self, X: list, digests: np.ndarray):
+        """Fit the encoder and encode ``X``, or reuse an earlier fit's of the same documents."""
+        text_params = {name: getattr(self, name) for name in self._text_params}
+        key = "|".join(
+            (type(self._input).__name__, documents_key(digests), parameters_key(text_params))
+        )
+        found = fit_data_cache.get_encoding(key)
+        if found is not None:
+            return (*found, key)
+        encoder = self.build_encoder()
+        corpus = self._input.fit_encode(encoder, X, None)
+        fit_data_cache.put_encoding(key, encoder, corpus)
+        return encoder, corpus, key
 
     def _fit_network(self, stack, task: Task, encoder, train, valid, y_encoded):
         """The initialised net for this fit, and the epochs it trains for (and why)."""
@@ -322,10 +355,26 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         ).initialize()
         return net, {"value": epochs.value, "why": epochs.why}
 
-    def _fit_vectors(self, encoder, X, corpus, order, seed: int) -> _Vectors:
+    def _fit_vectors(self, encoder, X, corpus, order, seed: int, cache_key) -> _Vectors:
         """Initial word vectors, their coverage and the choice made (a warm start keeps its)."""
         if self._warm():
             return _Vectors(None, self.embedding_coverage_, dict(self.choices_))
+        key = cache_key
+        if key is not None:
+            # What the vectors depend on beyond the documents and the encoder.
+            key += "|" + parameters_key(
+                {"embeddings": self.embeddings, "dim": self.embedding_dim, "seed": seed}
+            )
+            key += "|" + documents_key(np.asarray(order))
+            found = fit_data_cache.get_vectors(key)
+            if found is not None:
+                return found
+        vectors = self._new_vectors(encoder, X, corpus, order, seed)
+        if key is not None:
+            fit_data_cache.put_vectors(key, vectors)
+        return vectors
+
+    def _new_vectors(self, encoder, X, corpus, order, seed: int) -> _Vectors:
         vector_corpus = self._input.vector_corpus(encoder, X, corpus)
         initial = initial_vectors(
             self.embeddings,
@@ -476,13 +525,19 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         """
         if max_epochs is None:
             max_epochs = self._base_epochs if self.max_epochs == "auto" else self.max_epochs
-        module_params = {"vocab_size": vocab_size, "n_classes": n_outputs, "padding_idx": PAD_ID}
+        task = self._default_net_task if task is None else task
+        module_params = {
+            **self._task_module_params(n_outputs, task),
+            "vocab_size": vocab_size,
+            "n_classes": n_outputs,
+            "padding_idx": PAD_ID,
+        }
         return build_net(
             NetConfig.from_params({**self.get_params(deep=False), "max_epochs": max_epochs}),
             module=self._module_class,
             module_params={**self._module_params(), **module_params},
             n_classes=n_outputs,
-            task=self._default_net_task if task is None else task,
+            task=task,
             valid=valid,
             checkpoint_dir=checkpoint_dir,
             class_weight=class_weight,

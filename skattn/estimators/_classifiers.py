@@ -9,6 +9,7 @@ from skattn.estimators._base import AttentionClassifierBase
 from skattn.estimators._constraints import COMMON_CONSTRAINTS
 from skattn.estimators._docstrings import fill_shared_docs
 from skattn.text._encoder import DEFAULT_TOKEN_PATTERN
+from skattn.utils._params import Options
 
 
 @fill_shared_docs
@@ -36,6 +37,14 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
     %(training)s
     %(class_weight)s
     %(threshold)s
+    label_attention : "auto" or bool, default="auto"
+        One attention hop per class, each class's logit read from its own
+        row of M (:class:`~skattn.nn.LabelAttentionHead`) instead of the
+        MLP: every label attends to its own words. ``attention_hops`` and
+        ``mlp_hidden`` are then unused. "auto": on for a multi-label ``y``
+        (where it was chosen, on GoEmotions' validation split) unless
+        ``pooling`` or ``mlp_connections`` ask for the MLP; off for single
+        labels. ``choices_["label_attention"]`` records the decision.
     %(runtime)s
 
     Attributes
@@ -54,11 +63,17 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
     (1, 800)
     """
 
-    _parameter_constraints: dict = {**COMMON_CONSTRAINTS, **SelfAttentiveModel._model_constraints}
+    _parameter_constraints: dict = {
+        **COMMON_CONSTRAINTS,
+        **SelfAttentiveModel._model_constraints,
+        "label_attention": [Options({"auto"}), "boolean"],
+    }
     #: Epochs at the reference corpus size (see :mod:`skattn.training._epochs`): with the
     #: one-cycle schedule, 5 epochs of batches of 128 (chosen by cross-validation on the
     #: reference training split; the regressors keep 8).
     _base_epochs = 5
+    #: Models pickled before the parameter existed have no label attention.
+    label_attention = False
 
     def __init__(
         self,
@@ -105,6 +120,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         net_params: dict | None = None,
         class_weight: str | dict | None = None,
         threshold: str | float = "auto",
+        label_attention: str | bool = "auto",
         device: str | None = "cpu",
         accelerator=None,
         threads: int | None = 1,
@@ -153,11 +169,42 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         self.net_params = net_params
         self.class_weight = class_weight
         self.threshold = threshold
+        self.label_attention = label_attention
         self.device = device
         self.accelerator = accelerator
         self.threads = threads
         self.random_state = random_state
         self.verbose = verbose
+
+    def _check_model_params(self) -> None:
+        super()._check_model_params()
+        if self.label_attention is True and (
+            self.pooling != "flatten" or self.mlp_connections != "dense"
+        ):
+            raise ValueError(
+                "label_attention=True reads each class's logit from its own row of M, without "
+                'the MLP: it needs pooling="flatten" and mlp_connections="dense"; got '
+                f"pooling={self.pooling!r}, mlp_connections={self.mlp_connections!r}."
+            )
+
+    def _label_attention_choice(self, task: str) -> tuple[bool, str]:
+        """Whether this fit's network has one attention hop per class, and why."""
+        if self.label_attention != "auto":
+            return bool(self.label_attention), "set by label_attention"
+        if task != "multilabel":
+            return False, "one label per document: attention_hops rows read by the MLP"
+        if self.pooling != "flatten" or self.mlp_connections != "dense":
+            return False, "a multi-label y, but pooling or mlp_connections asks for the MLP"
+        return True, "a multi-label y: one attention hop per label, each read by its label alone"
+
+    def _task_module_params(self, n_outputs: int, task: str) -> dict:
+        if self._label_attention_choice(task)[0]:
+            return {"label_attention": True, "attention_hops": n_outputs}
+        return {}
+
+    def _architecture_choices(self, task: str) -> dict:
+        value, why = self._label_attention_choice(task)
+        return {"label_attention": {"value": value, "why": why}}
 
 
 @fill_shared_docs

@@ -22,6 +22,7 @@ _EXPORTS = {
     "SubwordEmbedding": "skattn.nn._encoders",
     "ModuleOutput": "skattn.nn._outputs",
     "SelfAttentiveOutput": "skattn.nn._self_attentive",
+    "LabelAttentionHead": "skattn.nn._self_attentive",
     "HierarchicalOutput": "skattn.nn._hierarchical",
     "PairOutput": "skattn.nn._pair",
     "PrunedMatrixLayer": "skattn.nn._pruned",

@@ -66,6 +66,38 @@ def mlp_head(
     return nn.Sequential(first, nn.ReLU(), nn.Dropout(dropout), nn.Linear(width, n_classes))
 
 
+class LabelAttentionHead(nn.Module):
+    """One logit per output from its own row of M: label j reads only row j (hop j).
+
+    With one attention hop per label, each label attends to its own words
+    (label-wise attention, as in Mullenbach et al. 2018's CAML), instead of
+    every label reading one shared embedding through the MLP.
+
+    Parameters
+    ----------
+    n_labels : int
+        Outputs, and rows of M.
+    columns : int
+        Width of a row of M (2u).
+
+    Examples
+    --------
+    >>> head = LabelAttentionHead(3, 4)
+    >>> head(torch.zeros(2, 12)).shape  # M flattened, as pool_hops gives it
+    torch.Size([2, 3])
+    """
+
+    def __init__(self, n_labels: int, columns: int):
+        super().__init__()
+        self.n_labels = n_labels
+        self.weight = nn.Parameter(torch.randn(n_labels, columns) * columns**-0.5)
+        self.bias = nn.Parameter(torch.zeros(n_labels))
+
+    def forward(self, flat: torch.Tensor) -> torch.Tensor:
+        rows = flat.reshape(flat.shape[0], self.n_labels, -1)
+        return (rows * self.weight).sum(dim=-1) + self.bias
+
+
 class SelfAttentiveNet(nn.Module):
     """Embedding → BiLSTM → structured self-attention → pooling → ReLU MLP.
 
@@ -105,6 +137,10 @@ class SelfAttentiveNet(nn.Module):
         With buckets, each token's vector adds the mean vector of its hashed
         character n-grams (:class:`~skattn.nn.SubwordEmbedding`);
         0: word vectors only.
+    label_attention : bool, default=False
+        One hop per class, and each class's logit read from its own row of
+        M (:class:`LabelAttentionHead`) instead of the MLP; needs
+        ``attention_hops == n_classes`` and ``pooling="flatten"``.
 
     Examples
     --------
@@ -129,8 +165,14 @@ class SelfAttentiveNet(nn.Module):
         dropout_placement: str = "embeddings",
         padding_idx: int = 0,
         subword_buckets: int = 0,
+        label_attention: bool = False,
     ):
         super().__init__()
+        if label_attention and (attention_hops != n_classes or pooling != "flatten"):
+            raise ValueError(
+                "label_attention needs one hop per class and pooling='flatten'; got "
+                f"attention_hops={attention_hops}, n_classes={n_classes}, pooling={pooling!r}"
+            )
         self.pooling = pooling
         authors = dropout_placement == "authors"
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=padding_idx)
@@ -147,9 +189,12 @@ class SelfAttentiveNet(nn.Module):
             raise ValueError(f'mlp_connections="pruned" needs pooling="flatten", not {pooling!r}')
         rows = attention_hops if pooling == "flatten" else 1
         self.dropout = nn.Dropout(dropout)
-        self.classifier = mlp_head(
-            rows, self.encoder.output_size, mlp_hidden, n_classes, dropout, mlp_connections
-        )
+        if label_attention:
+            self.classifier = LabelAttentionHead(n_classes, self.encoder.output_size)
+        else:
+            self.classifier = mlp_head(
+                rows, self.encoder.output_size, mlp_hidden, n_classes, dropout, mlp_connections
+            )
 
     def encode(
         self,
