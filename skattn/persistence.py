@@ -318,8 +318,9 @@ def save(estimator, path) -> Path:
 
 
 #: The value of a parameter that a model file written before it existed
-#: does not hold: what those versions did (they had no subwords).
-ABSENT_MEANS = {"subword_buckets": None}
+#: does not hold: what those versions did (they had no subwords, and a
+#: multi-label self-attentive model read its labels from an MLP on M).
+ABSENT_MEANS = {"subword_buckets": None, "label_attention": False}
 
 
 def _invalid(path, reason: str, member: str | None = METADATA) -> ModelFileError:

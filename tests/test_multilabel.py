@@ -66,7 +66,9 @@ def test_threshold_rules_and_their_refusals():
 @pytest.mark.parametrize("make", list(SMALL.values()), ids=list(SMALL))
 def test_outputs_shapes_dtypes_and_thresholds(make, tagged):
     X, Y = tagged
-    model = make(max_epochs=4, lr=0.01).fit(X, Y)
+    # 6 epochs: the self-attentive model's label attention (one hop per label)
+    # needs more than 4 on these 240 documents (F1 0.80 and 0.86 after 4).
+    model = make(max_epochs=6, lr=0.01).fit(X, Y)
     assert model.classes_.tolist() == [0, 1, 2]
     assert (
         model.thresholds_.shape == (3,)
@@ -277,9 +279,11 @@ def test_learns_goemotions_and_tuned_thresholds_beat_one_half(goemotions):
     assert tuned > 2 * chance and tuned > FLOOR_GOEMOTIONS
 
 
-#: Measured here 0.317 (0.182 with every threshold at 0.5, 0.074 for every
-#: label on every comment); the floor leaves room for other CPUs.
-FLOOR_GOEMOTIONS = 0.25
+#: Measured here 0.274 with label attention (0.155 with every threshold at
+#: 0.5, 0.074 for every label on every comment; 0.317 with the MLP on 4 hops,
+#: before label attention, which needs more than 4 epochs of 8,000 comments:
+#: see the test above); the floor leaves room for other CPUs.
+FLOOR_GOEMOTIONS = 0.22
 
 
 def test_f1_scores_match_scikit_learn():
@@ -480,7 +484,7 @@ def test_a_model_pickled_before_label_attention_keeps_its_mlp(tagged):
 
 @pytest.mark.slow
 def test_label_attention_beats_the_shared_mlp_on_goemotions(goemotions):
-    # 8,000 training comments, 2,000 of the dev split; measured here 30.2
+    # 8,000 training comments, 2,000 of the dev split; measured here 36.9
     # macro-F1 with label attention and 26.7 with the MLP of 4 hops.
     train, _ = goemotions
     X, Y = train.data[:8000], train.target[:8000]
@@ -500,4 +504,4 @@ def test_label_attention_beats_the_shared_mlp_on_goemotions(goemotions):
             label_attention=setting,
         ).fit(X, Y)
         scores[setting] = f1_scores(Y_test, model.predict(X_test))[0]
-    assert scores[True] > scores[False] + 0.01
+    assert scores[True] > scores[False] + 0.05

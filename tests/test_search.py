@@ -6,7 +6,7 @@ import pytest
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import HalvingGridSearchCV, StratifiedKFold
 
-from skattn.estimators._fit_cache import FitDataCache, fit_data_cache
+from skattn.estimators._fit_cache import FitDataCache, _corpus_arrays, fit_data_cache
 from skattn.text import TextEncoder
 
 from estimators import small_hierarchical, small_self_attentive
@@ -83,6 +83,13 @@ def test_streams_and_large_corpora_are_not_kept(polarity_small, encodings_counte
     encoder = TextEncoder()
     tiny.put_encoding("k", encoder, encoder.fit_encode(X))
     assert tiny.get_encoding("k") is None
+    # Together the kept corpora stay within the budget: the older goes.
+    corpus = encoder.fit_encode(X[:50])
+    size = sum(len(array) for array in _corpus_arrays(corpus))
+    pair = FitDataCache(max_tokens=size + size // 2)
+    pair.put_encoding("first", encoder, corpus)
+    pair.put_encoding("second", encoder, encoder.fit_encode(X[:50]))
+    assert pair.get_encoding("first") is None and pair.get_encoding("second") is not None
 
 
 def test_the_least_recently_used_encoding_is_forgotten_first():

@@ -217,6 +217,28 @@ NAMED_SOURCES = ("auto", *TRAINED_SOURCES, *NAMED_VECTORS)
 AUTO_PRETRAINED = "glove-6b-50d"
 
 
+def choice_inputs(source) -> tuple | None:
+    """What :func:`initial_vectors` reads besides its arguments to choose, or None if unknown.
+
+    A cache of initial vectors keys on this as well; None (a path or an
+    object, which can change under the same name) is not to be cached.
+
+    Examples
+    --------
+    >>> choice_inputs("ppmi")
+    ()
+    >>> choice_inputs({"film": [0.1, 0.2]}) is None
+    True
+    """
+    if source is None or (isinstance(source, str) and source in TRAINED_SOURCES):
+        return ()
+    if isinstance(source, str) and source in NAMED_SOURCES:
+        named = AUTO_PRETRAINED if source == "auto" else source
+        installed = named_vectors_installed(named)
+        return (installed, pretrained.AUTO_MAX_TOKENS, pretrained.MIN_TOKEN_COVERAGE)
+    return None
+
+
 def check_embeddings_source(source, dim: int | None = None) -> None:
     """Fail early (before any encoding or training) on an unusable ``embeddings`` value.
 

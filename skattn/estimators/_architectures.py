@@ -222,7 +222,7 @@ class SelfAttentiveModel(TransformerMixin):
         """
         return cls(**{**copy.deepcopy(cls.PAPER_SETTINGS), **overrides})
 
-    def _loss_params(self) -> dict[str, Any]:
+    def _loss_params(self, task: str) -> dict[str, Any]:
         return {"penalty": self.penalty}
 
     def transform(self, X: Sequence[str]) -> np.ndarray:

@@ -40,7 +40,12 @@ from skorch.callbacks import EarlyStopping
 from skorch.history import History
 
 from skattn.decisions import DecisionRule
-from skattn.embeddings._vectors import check_embeddings_source, corpus_sentences, initial_vectors
+from skattn.embeddings._vectors import (
+    check_embeddings_source,
+    choice_inputs,
+    corpus_sentences,
+    initial_vectors,
+)
 from skattn.estimators._constraints import NOTABLE_SHARE
 from skattn.estimators._fit_cache import documents_key, fit_data_cache, parameters_key
 from skattn.estimators._inputs import Input, TextInput
@@ -151,7 +156,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
     def _task_from_state(self, state: FittedState) -> Task:
         """The fitted task a :class:`FittedState` describes."""
 
-    def _loss_params(self) -> dict[str, Any]:
+    def _loss_params(self, task: str) -> dict[str, Any]:
         """Loss terms of :class:`~skattn.training.AttentionNet` (e.g. ``penalty``)."""
         return {}
 
@@ -359,18 +364,31 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         """Initial word vectors, their coverage and the choice made (a warm start keeps its)."""
         if self._warm():
             return _Vectors(None, self.embedding_coverage_, dict(self.choices_))
-        key = cache_key
-        if key is not None:
+        key, environment = cache_key, choice_inputs(self.embeddings)
+        if key is not None and environment is not None:
             # What the vectors depend on beyond the documents and the encoder.
             key += "|" + parameters_key(
-                {"embeddings": self.embeddings, "dim": self.embedding_dim, "seed": seed}
+                {
+                    "embeddings": self.embeddings,
+                    "dim": self.embedding_dim,
+                    "seed": seed,
+                    "environment": environment,
+                }
             )
             key += "|" + documents_key(np.asarray(order))
             found = fit_data_cache.get_vectors(key)
             if found is not None:
                 return found
-        vectors = self._new_vectors(encoder, X, corpus, order, seed)
-        if key is not None:
+        else:
+            key = None
+        with warnings.catch_warnings(record=True) as said:
+            vectors = self._new_vectors(encoder, X, corpus, order, seed)
+        for warning in said:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+        # A choice that warned is made again next time, so it warns again.
+        if key is not None and not said:
             fit_data_cache.put_vectors(key, vectors)
         return vectors
 
@@ -541,7 +559,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
             valid=valid,
             checkpoint_dir=checkpoint_dir,
             class_weight=class_weight,
-            **self._loss_params(),
+            **self._loss_params(task),
         )
 
     # -- fitted state ------------------------------------------------------------

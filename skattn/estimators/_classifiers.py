@@ -40,9 +40,11 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
     label_attention : "auto" or bool, default="auto"
         One attention hop per class, each class's logit read from its own
         row of M (:class:`~skattn.nn.LabelAttentionHead`) instead of the
-        MLP: every label attends to its own words. ``attention_hops`` and
-        ``mlp_hidden`` are then unused. "auto": on for a multi-label ``y``
-        (where it was chosen, on GoEmotions' validation split) unless
+        MLP: every label attends to its own words. ``attention_hops``,
+        ``mlp_hidden`` and ``penalty`` are then unused (two labels may
+        share a cue, which the penalty would keep them from reading).
+        "auto": on for a multi-label ``y`` (where it was chosen, on
+        GoEmotions' validation split) unless
         ``pooling`` or ``mlp_connections`` ask for the MLP; off for single
         labels. ``choices_["label_attention"]`` records the decision.
     %(runtime)s
@@ -195,7 +197,17 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
             return False, "one label per document: attention_hops rows read by the MLP"
         if self.pooling != "flatten" or self.mlp_connections != "dense":
             return False, "a multi-label y, but pooling or mlp_connections asks for the MLP"
-        return True, "a multi-label y: one attention hop per label, each read by its label alone"
+        return True, (
+            "a multi-label y: one attention hop per label, each read by its label alone "
+            "(no redundancy penalty)"
+        )
+
+    def _loss_params(self, task: str) -> dict:
+        # Label hops may share words (two labels, one cue): the penalty that keeps
+        # hops apart would pull each label away from its own words.
+        if self._label_attention_choice(task)[0]:
+            return {"penalty": 0.0}
+        return super()._loss_params(task)
 
     def _task_module_params(self, n_outputs: int, task: str) -> dict:
         if self._label_attention_choice(task)[0]:

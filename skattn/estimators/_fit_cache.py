@@ -11,7 +11,8 @@ network settings encodes each fold once.
 What is kept is copied on the way out (the encoder, the vectors), or never
 written to (the encoded corpus), so a reused result gives the same model,
 bit for bit, as a fresh one. Streams, memory-mapped fits, warm starts and
-corpora of more than :data:`MAX_CACHED_TOKENS` tokens are never kept, and
+what is kept holds at most :data:`MAX_CACHED_TOKENS` token ids and offsets
+in all (the least recently used go first), and
 nothing is kept in a process started with the environment variable
 ``SKATTN_FIT_CACHE=0``.
 """
@@ -29,7 +30,7 @@ import numpy as np
 
 __all__ = ["MAX_CACHED_TOKENS", "MAX_ENTRIES", "FitDataCache", "fit_data_cache"]
 
-#: The most token ids (and offsets) an encoded corpus may hold to be kept.
+#: The most token ids (and offsets) the kept corpora hold together.
 MAX_CACHED_TOKENS = 5_000_000
 #: The most encodings kept at once (a 5-fold search keeps every fold).
 MAX_ENTRIES = 8
@@ -92,21 +93,24 @@ class FitDataCache:
             if found is None:
                 return None
             self._encodings.move_to_end(key)
-        encoder, corpus = found
+        encoder, corpus, _ = found
         return copy.deepcopy(encoder), corpus
 
     def put_encoding(self, key: str, encoder: Any, corpus: Any) -> None:
         """Keep a copy of a fitted encoder and its corpus, made read-only (not a large one)."""
         arrays = _corpus_arrays(corpus)
-        if not self.max_entries or sum(len(array) for array in arrays) > self.max_tokens:
+        size = sum(len(array) for array in arrays)
+        if not self.max_entries or size > self.max_tokens:
             return
         for array in arrays:
             # A write to a shared corpus would change every later fit: make it fail.
             array.setflags(write=False)
-        kept = (copy.deepcopy(encoder), corpus)
+        kept = (copy.deepcopy(encoder), corpus, size)
         with self._lock:
             self._encodings[key] = kept
             _trim(self._encodings, self.max_entries)
+            while sum(entry[2] for entry in self._encodings.values()) > self.max_tokens:
+                self._encodings.popitem(last=False)
 
     def get_vectors(self, key: str) -> Any:
         """A copy of the kept initial vectors, or None."""

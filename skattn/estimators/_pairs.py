@@ -169,7 +169,7 @@ class SelfAttentivePairModel(TransformerMixin):
         """
         return cls(**{**copy.deepcopy(cls.PAPER_SETTINGS), **overrides})
 
-    def _loss_params(self) -> dict[str, Any]:
+    def _loss_params(self, task: str) -> dict[str, Any]:
         return {"penalty": self.penalty}
 
     # -- outputs ----------------------------------------------------------------
