@@ -55,9 +55,9 @@ GENSIM_HINT = "word2vec vectors need gensim: pip install 'skattn[word2vec]'"
 
 
 #: Tokens counted at a time by :func:`cooccurrence_matrix` (whole documents):
-#: its pair keys then take about ``2 * window * 8`` bytes a token of a slice,
-#: not of the corpus.
-TOKENS_PER_SLICE = 1 << 20
+#: its pair keys then take ``2 * window * 8`` bytes a token of a slice, not of
+#: the corpus.
+TOKENS_PER_SLICE = 1 << 18
 
 
 def cooccurrence_matrix(
@@ -106,15 +106,22 @@ def cooccurrence_matrix(
 
 def _slice_cooccurrences(ids, document, vocab_size: int, window: int) -> sp.csr_matrix:
     # Each pair (row, column) as one int64 key, counted by sorting the keys
-    # and counting runs (instead of letting scipy sum duplicate COO entries).
-    keys = []
+    # in place and counting runs (instead of letting scipy sum duplicate COO
+    # entries); one array of keys, no copies of it.
+    keys = np.empty(2 * window * len(ids), dtype=np.int64)
+    filled = 0
     for offset in range(1, window + 1):
         same_document = document[offset:] == document[:-offset]
         left, right = ids[:-offset][same_document], ids[offset:][same_document]
-        keys += [left * vocab_size + right, right * vocab_size + left]
-    keys = np.sort(np.concatenate(keys)) if keys else np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.r_[True, np.diff(keys) != 0]) if len(keys) else keys
-    counts = np.diff(np.r_[starts, len(keys)]).astype(np.float64)
+        for first, second in ((left, right), (right, left)):
+            part = keys[filled : filled + len(first)]
+            np.multiply(first, vocab_size, out=part)
+            part += second
+            filled += len(first)
+    keys = keys[:filled]
+    keys.sort()
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if filled else keys
+    counts = np.diff(np.r_[starts, filled]).astype(np.float64)
     pairs = keys[starts]
     return sp.csr_matrix(
         (counts, (pairs // vocab_size, pairs % vocab_size)), shape=(vocab_size, vocab_size)
@@ -143,16 +150,30 @@ def ppmi_matrix(counts: sp.spmatrix, context_smoothing: float = 0.75) -> sp.csr_
     >>> ppmi_matrix(sp.csr_matrix([[0.0, 2.0], [2.0, 1.0]]), 1.0).toarray().round(3).tolist()
     [[0.0, 0.511], [0.511, 0.0]]
     """
-    counts = sp.coo_matrix(counts)
+    counts = sp.csr_matrix(counts)
+    counts.sum_duplicates()
     word_totals = np.asarray(counts.sum(axis=1)).ravel()
     context_totals = np.asarray(counts.sum(axis=0)).ravel() ** context_smoothing
-    pmi = np.log(
-        counts.data * context_totals.sum() / (word_totals[counts.row] * context_totals[counts.col])
-    )
+    grand_total = context_totals.sum()
+    rows = np.repeat(np.arange(counts.shape[0], dtype=counts.indices.dtype), np.diff(counts.indptr))
+    # A slice of the entries at a time, so that the temporaries stay small
+    # next to the matrix (a large corpus has tens of millions of pairs).
+    pmi = np.empty(counts.nnz)
+    for start in range(0, counts.nnz, _PMI_SLICE):
+        part = slice(start, start + _PMI_SLICE)
+        pmi[part] = np.log(
+            counts.data[part]
+            * grand_total
+            / (word_totals[rows[part]] * context_totals[counts.indices[part]])
+        )
     positive = pmi > 0
-    return sp.csr_matrix(
-        (pmi[positive], (counts.row[positive], counts.col[positive])), shape=counts.shape
-    )
+    indptr = np.zeros(counts.shape[0] + 1, dtype=counts.indptr.dtype)
+    np.cumsum(np.bincount(rows[positive], minlength=counts.shape[0]), out=indptr[1:])
+    return sp.csr_matrix((pmi[positive], counts.indices[positive], indptr), shape=counts.shape)
+
+
+#: Entries of the co-occurrence matrix turned into PMI at a time.
+_PMI_SLICE = 1 << 20
 
 
 def ppmi_vectors(
@@ -199,7 +220,8 @@ def ppmi_vectors(
     # float32 and 4 power iterations (scikit-learn's default is 7) trade a
     # little precision of the singular vectors for speed; they are initial
     # vectors, trained further.
-    U, S, _ = randomized_svd(ppmi.astype(np.float32), k, n_iter=4, random_state=rng)
+    ppmi = sp.csr_matrix((ppmi.data.astype(np.float32), ppmi.indices, ppmi.indptr), ppmi.shape)
+    U, S, _ = randomized_svd(ppmi, k, n_iter=4, random_state=rng)
     vectors = np.zeros((vocab_size, dim))
     vectors[:, :k] = U * np.sqrt(S)
     norms = np.linalg.norm(vectors, axis=1)

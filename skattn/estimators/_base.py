@@ -83,6 +83,7 @@ from skattn.training._net import (
     release_fit_data,
     user_callback_types,
 )
+from skattn.utils._memory import release_free_memory, release_mapped_pages
 from skattn.utils._params import validate_params
 from skattn.utils._runtime import resolve_device, seeded, torch_threads
 from skattn.utils._validation import (
@@ -219,6 +220,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         with contextlib.ExitStack() as stack:
             memmap_dir = self._enter_fit_context(stack, seed)
             encoder, corpus, digests, cache_key = self._fit_encoding(X, streamed, memmap_dir)
+            release_free_memory()  # what reading and encoding freed, before training grows
             check_same_length(len(corpus), y)  # a stream is counted as it is read
             # A canonical order makes the model independent of the order the
             # samples came in, and a file equal to a list (batches, split and
@@ -228,6 +230,9 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
             train, valid = self._split(dataset, seed, task)
             net, epochs = self._fit_network(stack, task, encoder, train, valid, y)
             vectors = self._fit_vectors(encoder, X, corpus, order, seed, cache_key)
+            # The co-occurrence counts are gone; the pages of mapped ids they read need not stay.
+            release_free_memory()
+            release_mapped_pages(dataset.mapped_arrays())
             self._train(net, vectors.matrix, train, seed)
             self._tune(task, net, valid)
             release_fit_data(net)

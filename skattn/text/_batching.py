@@ -15,6 +15,7 @@ import torch
 from torch.utils.data import Dataset, Sampler
 
 from skattn.text._encoder import PAD_ID, EncodedCorpus
+from skattn.utils._memory import mapped_file_of
 
 
 class DocumentDataset(Dataset):
@@ -73,6 +74,11 @@ class DocumentDataset(Dataset):
         if self.hierarchical:
             return self.sentence_counts * (int(self.lengths.max()) + 1) + self.lengths
         return self.lengths
+
+    def mapped_arrays(self) -> list[np.ndarray]:
+        """The id arrays batches read from memory-mapped files (``memmap_dir=``); else empty."""
+        arrays = (self.corpus.token_ids, self.corpus.token_types)
+        return [a for a in arrays if a is not None and mapped_file_of(a) is not None]
 
     def length_order(self) -> np.ndarray:
         """Positions of the documents shortest first (stable): batches in this order pad least.

@@ -211,6 +211,10 @@ class PairDataset(Dataset):
         self.first = DocumentDataset(corpus.first, y, sample_weight, index=index)
         self.second = DocumentDataset(corpus.second, index=self.first.index)
 
+    def mapped_arrays(self) -> list[np.ndarray]:
+        """The id arrays of both texts that live in memory-mapped files; else empty."""
+        return self.first.mapped_arrays() + self.second.mapped_arrays()
+
     def __len__(self) -> int:
         return len(self.first)
 

@@ -15,6 +15,7 @@ _EXPORTS = {
     "build_net": "skattn.training._build",
     "OPTIMIZERS": "skattn.training._net",
     "RestoreLastEpoch": "skattn.training._net",
+    "ReleaseMemory": "skattn.training._net",
     "ValidationMacroF1": "skattn.training._net",
     "GradientValueClipping": "skattn.training._net",
     "EpochChoice": "skattn.training._epochs",

@@ -45,6 +45,7 @@ from torch.utils.data import DataLoader
 
 from skattn.text._batching import BucketBatchSampler, DocumentDataset
 from skattn.text._pairs import PairDataset
+from skattn.utils._memory import release_free_memory, release_mapped_pages
 
 __all__ = [
     "AUTO_TOKENS_PER_DOCUMENT",
@@ -416,6 +417,53 @@ class RestoreLastEpoch(Callback):
         self.in_epoch_ = False
 
 
+class ReleaseMemory(Callback):
+    """Every ``every`` training batches and after each epoch, give back memory no longer used.
+
+    Keeps a long fit's resident size flat: the allocator's freed pages go
+    back to the system (:func:`~skattn.utils._memory.release_free_memory`)
+    and the pages of memory-mapped ids (``memmap_dir=``) that batches have
+    read are dropped from the process
+    (:func:`~skattn.utils._memory.release_mapped_pages`).
+
+    Parameters
+    ----------
+    every : int, default=100
+        Training batches between two releases.
+
+    Examples
+    --------
+    Every net :func:`build_net` makes has it:
+
+    >>> [name for name, _ in training_callbacks(NetConfig())][1:2]
+    ['release_memory']
+    """
+
+    def __init__(self, every: int = 100):
+        self.every = every
+
+    def on_train_begin(self, net, X=None, **kwargs):
+        self.mapped_ = X.mapped_arrays() if hasattr(X, "mapped_arrays") else []
+        self.batches_ = 0
+
+    def on_batch_end(self, net, training=False, **kwargs):
+        if training:
+            self.batches_ += 1
+            if self.batches_ % self.every == 0:
+                self._release()
+
+    def on_epoch_end(self, net, **kwargs):
+        self._release()
+
+    def on_train_end(self, net, **kwargs):
+        # The fitted model keeps no reference to the fit's mapped files.
+        self.mapped_ = []
+
+    def _release(self) -> None:
+        release_free_memory()
+        release_mapped_pages(self.mapped_)
+
+
 def warmup_then(decay: str, warmup_epochs: int, max_epochs: int):
     """The learning-rate schedule class and arguments for skorch's ``LRScheduler``.
 
@@ -653,13 +701,16 @@ def training_callbacks(
     Examples
     --------
     >>> [name for name, _ in training_callbacks(NetConfig(clip_grad_norm=1.0))]
-    ['restore_last_epoch', 'clip']
+    ['restore_last_epoch', 'release_memory', 'clip']
     >>> [name for name, _ in training_callbacks(NetConfig(clip_grad_value=0.5))]
-    ['restore_last_epoch', 'clip_value']
+    ['restore_last_epoch', 'release_memory', 'clip_value']
     >>> [name for name, _ in training_callbacks(NetConfig(lr_schedule="cosine"))]
-    ['restore_last_epoch', 'lr_schedule']
+    ['restore_last_epoch', 'release_memory', 'lr_schedule']
     """
-    callbacks: list[tuple[str, Callback]] = [("restore_last_epoch", RestoreLastEpoch())]
+    callbacks: list[tuple[str, Callback]] = [
+        ("restore_last_epoch", RestoreLastEpoch()),
+        ("release_memory", ReleaseMemory()),
+    ]
     if config.clip_grad_norm is not None:
         callbacks.append(("clip", norm_clipping(config.clip_grad_norm)))
     if config.clip_grad_value is not None:
