@@ -10,7 +10,8 @@ import pytest
 from skorch.callbacks import Callback
 
 from skattn.utils._memory import mapped_file_of, release_free_memory, release_mapped_pages
-from tests.estimators import small_self_attentive
+
+from estimators import small_self_attentive
 
 linux_only = pytest.mark.skipif(
     not Path("/proc/self/status").exists(), reason="reads resident sizes from /proc"

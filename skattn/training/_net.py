@@ -768,7 +768,7 @@ class OneCycleSchedule(LRScheduler):
     Examples
     --------
     >>> [name for name, _ in training_callbacks(NetConfig(lr_schedule="onecycle"))]
-    ['restore_last_epoch', 'lr_schedule']
+    ['restore_last_epoch', 'release_memory', 'lr_schedule']
     """
 
     def __init__(self, warmup_epochs: int = 0, event_name: str = "event_lr"):
