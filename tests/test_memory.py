@@ -90,3 +90,42 @@ def test_a_memmap_fit_releases_its_mapped_ids_and_keeps_no_reference(polarity_sm
     np.testing.assert_allclose(
         model.predict_proba(X[300:340]), in_memory.predict_proba(X[300:340]), atol=1e-5
     )
+
+
+class _MappedBatches:
+    """A dataset whose batches read a mapped file (what ReleaseMemory asks of one)."""
+
+    def __init__(self, ids):
+        self.ids = ids
+
+    def mapped_arrays(self):
+        return [self.ids]
+
+
+@linux_only
+def test_release_memory_drops_what_each_batch_mapped_and_trims_every_n(tmp_path, monkeypatch):
+    from skattn.training import ReleaseMemory
+    from skattn.training import _net
+
+    trims = []
+    monkeypatch.setattr(_net, "release_free_memory", lambda: trims.append(1))
+    path = tmp_path / "ids.npy"
+    np.save(path, np.arange(8 * 2**20, dtype=np.int32))  # 32 MiB
+    ids = np.load(path, mmap_mode="r")
+    callback = ReleaseMemory(every=3)
+    callback.on_train_begin(None, X=_MappedBatches(ids))
+    rng = np.random.default_rng(0)
+    grown = []
+    for _ in range(6):
+        before = _resident_mib("RssFile")
+        # Shuffled reads, as a training batch's: each maps the pages around it.
+        for start in rng.integers(0, len(ids) - 4096, size=200):
+            int(ids[start : start + 4096].sum())  # 16 KiB: pages, whatever the fault-around
+        grown.append(_resident_mib("RssFile") - before)
+        callback.on_batch_end(None, training=True)
+    after = _resident_mib("RssFile")
+    # Each batch mapped several MiB; after the release none of it stays.
+    assert min(grown) > 2, grown
+    assert after - before < 1, (before, after)
+    callback.on_batch_end(None, training=False)  # validation batches are not counted
+    assert len(trims) == 2

@@ -46,6 +46,7 @@ from skattn.embeddings._pretrained import (
 )
 from skattn.text._encoder import PAD_ID, RESERVED_TOKENS, EncodedCorpus
 from skattn.text._unicode import text_crc32
+from skattn.utils._memory import release_mapped_pages
 
 #: Standard deviation of each component of an initial vector, comparable
 #: to what the networks train well from.
@@ -70,7 +71,7 @@ def cooccurrence_matrix(
 
     Counted a slice of whole documents at a time (about ``tokens_per_slice``
     tokens), so the memory it takes grows with the vocabulary, not with the
-    corpus.
+    corpus (memory-mapped ids are dropped from memory a slice at a time).
 
     Parameters
     ----------
@@ -100,6 +101,8 @@ def cooccurrence_matrix(
         ids = np.asarray(corpus.token_ids[offsets[first] : offsets[last]], dtype=np.int64)
         document = np.repeat(np.arange(last - first), np.diff(offsets[first : last + 1]))
         total = total + _slice_cooccurrences(ids, document, vocab_size, window)
+        # Mapped ids (memmap_dir=): the pages this slice read need not stay.
+        release_mapped_pages([corpus.token_ids])
         first = last
     return total
 

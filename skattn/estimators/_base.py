@@ -226,6 +226,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
             # samples came in, and a file equal to a list (batches, split and
             # vectors all follow it); errors still name the caller's positions.
             order = canonical_order(digests, y, weights)
+            del digests  # one per document: not kept through training
             dataset = self._input.dataset(corpus, y, weights, self._hierarchical).subset(order)
             train, valid = self._split(dataset, seed, task)
             net, epochs = self._fit_network(stack, task, encoder, train, valid, y)

@@ -418,18 +418,21 @@ class RestoreLastEpoch(Callback):
 
 
 class ReleaseMemory(Callback):
-    """Every ``every`` training batches and after each epoch, give back memory no longer used.
+    """Give back memory a fit no longer uses, so that a long epoch's resident size stays flat.
 
-    Keeps a long fit's resident size flat: the allocator's freed pages go
-    back to the system (:func:`~skattn.utils._memory.release_free_memory`)
-    and the pages of memory-mapped ids (``memmap_dir=``) that batches have
-    read are dropped from the process
-    (:func:`~skattn.utils._memory.release_mapped_pages`).
+    After every training batch, the pages of memory-mapped ids
+    (``memmap_dir=``) that the batch read are dropped from the process
+    (:func:`~skattn.utils._memory.release_mapped_pages`): a read of a
+    mapped file maps the pages around it too, so shuffled batches would
+    otherwise map a share of the file that grows with the corpus. Every
+    ``every`` training batches and after each epoch, the allocator's freed
+    pages go back to the system as well
+    (:func:`~skattn.utils._memory.release_free_memory`), which costs more.
 
     Parameters
     ----------
     every : int, default=100
-        Training batches between two releases.
+        Training batches between two releases of freed allocator pages.
 
     Examples
     --------
@@ -449,19 +452,17 @@ class ReleaseMemory(Callback):
     def on_batch_end(self, net, training=False, **kwargs):
         if training:
             self.batches_ += 1
+            release_mapped_pages(self.mapped_)
             if self.batches_ % self.every == 0:
-                self._release()
+                release_free_memory()
 
     def on_epoch_end(self, net, **kwargs):
-        self._release()
+        release_free_memory()
+        release_mapped_pages(self.mapped_)
 
     def on_train_end(self, net, **kwargs):
         # The fitted model keeps no reference to the fit's mapped files.
         self.mapped_ = []
-
-    def _release(self) -> None:
-        release_free_memory()
-        release_mapped_pages(self.mapped_)
 
 
 def warmup_then(decay: str, warmup_epochs: int, max_epochs: int):

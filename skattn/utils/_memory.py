@@ -86,21 +86,20 @@ def mapped_file_of(array: np.ndarray) -> mmap.mmap | None:
     >>> mapped_file_of(np.arange(3)) is None
     True
     """
+    return _walk_to_mapping(array)[0]
+
+
+def _walk_to_mapping(array: np.ndarray) -> tuple[mmap.mmap | None, bool]:
+    """The map behind ``array`` (or None), and whether every memmap on the way is read-only."""
+    read_only = True
     base = array
     while base is not None:
         if isinstance(base, mmap.mmap):
-            return base
-        base = getattr(base, "base", None)
-    return None
-
-
-def _read_only_chain(array: np.ndarray) -> bool:
-    base = array
-    while isinstance(base, np.ndarray):
+            return base, read_only
         if isinstance(base, np.memmap) and base.mode != "r":
-            return False
-        base = base.base
-    return True
+            read_only = False
+        base = getattr(base, "base", None)
+    return None, read_only
 
 
 def release_mapped_pages(arrays: Iterable[np.ndarray | None]) -> int:
@@ -132,10 +131,10 @@ def release_mapped_pages(arrays: Iterable[np.ndarray | None]) -> int:
     for array in arrays:
         # Only read-only maps: dropping pages of a private (copy-on-write)
         # map would lose what was written to it.
-        if array is None or array.flags.writeable or not _read_only_chain(array):
+        if array is None or array.flags.writeable:
             continue
-        mapping = mapped_file_of(array)
-        if mapping is None or id(mapping) in seen:
+        mapping, read_only = _walk_to_mapping(array)
+        if mapping is None or not read_only or id(mapping) in seen:
             continue
         seen.add(id(mapping))
         mapping.madvise(mmap.MADV_DONTNEED)
