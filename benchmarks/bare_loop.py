@@ -30,14 +30,26 @@ def bare_epoch_seconds(
     clip: float | None = None,
     epochs: int = 1,
     bucketed: bool = True,
+    max_tokens: int | None = None,
+    cap_documents: bool = False,
 ) -> list[float]:
-    """Train ``module`` for ``epochs`` epochs; return each epoch's wall time in seconds."""
+    """Train ``module`` for ``epochs`` epochs; return each epoch's wall time in seconds.
+
+    ``max_tokens`` and ``cap_documents``: token-budget batches, as
+    :class:`~skattn.text.BucketBatchSampler` takes them.
+    """
     kwargs = {"momentum": momentum} if optimizer in ("sgd", "rmsprop") else {}
     trainable = [p for p in module.parameters() if p.requires_grad]
     opt = OPTIMIZERS[optimizer](trainable, lr=lr, **kwargs)
     loss_fn = torch.nn.CrossEntropyLoss()
     sampler = BucketBatchSampler(
-        dataset.sort_keys, batch_size, shuffle=True, pool_batches=50 if bucketed else 1
+        dataset.sort_keys,
+        batch_size,
+        shuffle=True,
+        pool_batches=50 if bucketed else 1,
+        sizes=dataset.lengths,
+        max_tokens=max_tokens,
+        cap_documents=cap_documents,
     )
     module.train()
     times = []
@@ -69,6 +81,8 @@ def bare_reference(estimator, X, y, *, epochs: int = 1, bucketed: bool = True) -
     net = estimator.build_network(len(estimator.classes_), estimator.encoder_.vocab_size_)
     module = net.initialize().module_
     module.load_state_dict(estimator.net_.module_.state_dict())
+    # The estimator's own batches: a token budget where its batch_tokens sets one.
+    batches = estimator.net_._bucket_sampler(dataset)
     with torch_threads(estimator.threads):  # the estimator's thread setting
         return bare_epoch_seconds(
             module,
@@ -81,4 +95,6 @@ def bare_reference(estimator, X, y, *, epochs: int = 1, bucketed: bool = True) -
             clip=estimator.clip_grad_norm,
             epochs=epochs,
             bucketed=bucketed,
+            max_tokens=batches.max_tokens,
+            cap_documents=batches.cap_documents,
         )

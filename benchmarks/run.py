@@ -55,6 +55,7 @@ SETTINGS = {
         "min_count": 1,
         "dropout": 0.0,
         "batch_size": 64,
+        "batch_tokens": None,  # the paper's batches of 64 documents
         "optimizer": "sgd",
         "lr": 0.1,
         "momentum": 0.9,
@@ -72,6 +73,7 @@ SETTINGS = {
         "penalty": 1.0,
         "dropout": 0.3,
         "batch_size": 50,
+        "batch_tokens": None,
         "clip_grad_norm": 0.5,
         "lr": 1e-3,
         "subword_buckets": None,
