@@ -231,8 +231,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
             train, valid = self._split(dataset, seed, task)
             net, epochs = self._fit_network(stack, task, encoder, train, valid, y)
             vectors = self._fit_vectors(encoder, X, corpus, order, seed, cache_key)
-            # What building the vectors freed, and any mapped ids' pages it read (the
-            # co-occurrence count drops its own a slice at a time; word2vec does not).
+            # Freed by the vectors, and mapped pages word2vec read (co-occurrences drop their own).
             release_free_memory()
             release_mapped_pages(dataset.mapped_arrays())
             self._train(net, vectors.matrix, train, seed)
