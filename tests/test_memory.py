@@ -80,8 +80,8 @@ def test_a_memmap_fit_releases_its_mapped_ids_and_keeps_no_reference(polarity_sm
     seen = MappedDuringTraining()
     model = small_self_attentive(max_epochs=1, memmap_dir=tmp_path, callbacks=[seen])
     model.fit(X[:300], y[:300])
-    # Token ids and subword rows, both in files of the fit's folder.
-    assert len(seen.mapped) == 2
+    # Token ids, subword rows and both offset arrays, all in files of the fit's folder.
+    assert len(seen.mapped) == 4
     assert all(mapped_file_of(a) is not None for a in seen.mapped)
     assert dict(model.net_.callbacks_)["release_memory"].mapped_ == []
     assert list(tmp_path.iterdir()) == []
@@ -104,8 +104,7 @@ class _MappedBatches:
 
 @linux_only
 def test_release_memory_drops_what_each_batch_mapped_and_trims_every_n(tmp_path, monkeypatch):
-    from skattn.training import ReleaseMemory
-    from skattn.training import _net
+    from skattn.training import ReleaseMemory, _net
 
     trims = []
     monkeypatch.setattr(_net, "release_free_memory", lambda: trims.append(1))

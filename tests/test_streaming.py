@@ -176,6 +176,12 @@ def test_a_streamed_encoding_can_live_on_disk(polarity_small, tmp_path):
     assert (tmp_path / "token_ids.npy").exists() and (tmp_path / "token_types.npy").exists()
     np.testing.assert_array_equal(on_disk.token_ids, whole.token_ids)
     np.testing.assert_array_equal(on_disk.token_types, whole.token_types)
+    # The offsets grow with the corpus too: on disk, read-only, equal.
+    for name in ("sentence_offsets", "document_offsets"):
+        mapped = getattr(on_disk, name)
+        assert isinstance(mapped, np.memmap) and not mapped.flags.writeable
+        assert (tmp_path / f"{name}.npy").exists()
+        np.testing.assert_array_equal(mapped, getattr(whole, name))
     # A network trains on it as on the in-memory corpus.
     from skattn.text import DocumentDataset
 

@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -25,6 +27,44 @@ def test_corpus_is_flat_arrays_with_offsets():
         corpus.token_ids[:3].tolist(),
         corpus.token_ids[3:4].tolist(),
     ]
+
+    # A batch's spans, read from its own documents' offsets only.
+    starts, lengths = corpus.document_spans(np.array([2, 0]))
+    assert starts.tolist() == [5, 0] and lengths.tolist() == [3, 4]
+
+
+def test_a_batch_reads_only_its_own_documents_offsets():
+    from skattn.text import DocumentDataset
+
+    corpus = TextEncoder(sentence_split="punctuation").fit_encode(
+        ["a b. c", "d", "e f g. h. i", "j k"] * 50
+    )
+    for hierarchical in (False, True):
+        dataset = DocumentDataset(corpus, np.zeros(200, dtype=np.int64), hierarchical=hierarchical)
+        reference, _ = dataset.collate([7, 5, 190])
+        # Offsets readable only at the batch's documents: a derivation over the
+        # whole corpus (np.diff of every document) would raise.
+        watched = _OnlyAt(corpus.document_offsets, allowed={5, 6, 7, 8, 190, 191})
+        dataset.corpus = dataclasses.replace(corpus, document_offsets=watched)
+        batch, _ = dataset.collate([7, 5, 190])
+        for key in ("tokens", "lengths"):
+            np.testing.assert_array_equal(batch[key].numpy(), reference[key].numpy())
+
+
+class _OnlyAt:
+    """An offsets array that refuses to be read outside ``allowed`` positions."""
+
+    def __init__(self, array, allowed):
+        self.array, self.allowed = array, allowed
+
+    def __getitem__(self, indices):
+        asked = set(np.atleast_1d(np.asarray(indices)).tolist())
+        if not asked <= self.allowed:
+            raise AssertionError(f"read offsets of documents {sorted(asked - self.allowed)}")
+        return self.array[indices]
+
+    def __len__(self):
+        return len(self.array)
 
 
 def test_sklearn_analyzer_options_are_honoured():

@@ -227,13 +227,13 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
             # vectors all follow it); errors still name the caller's positions.
             order = canonical_order(digests, y, weights)
             del digests  # one per document: not kept through training
-            dataset = self._input.dataset(corpus, y, weights, self._hierarchical).subset(order)
-            train, valid = self._split(dataset, seed, task)
+            train, valid = self._split(corpus, y, weights, order, seed, task)
             net, epochs = self._fit_network(stack, task, encoder, train, valid, y)
             vectors = self._fit_vectors(encoder, X, corpus, order, seed, cache_key)
+            del order  # one per document, like the digests
             # Freed by the vectors, and mapped pages word2vec read (co-occurrences drop their own).
             release_free_memory()
-            release_mapped_pages(dataset.mapped_arrays())
+            release_mapped_pages(train.mapped_arrays())
             self._train(net, vectors.matrix, train, seed)
             self._tune(task, net, valid)
             release_fit_data(net)
@@ -465,9 +465,11 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
                 stacklevel=4,
             )
 
-    def _split(self, dataset: DocumentDataset, seed: int, task: Task):
+    def _split(self, corpus, y, weights, order: np.ndarray, seed: int, task: Task):
         """The training split, and the validation split (or None) early stopping and
-        tuned thresholds need."""
+        tuned thresholds need, of the samples in ``order`` (each split indexes the
+        corpus once: no dataset of all the samples outlives it)."""
+        dataset = self._input.dataset(corpus, y, weights, self._hierarchical)
         fraction = self.validation_fraction
         # skorch's EarlyStopping among the user's callbacks needs a validation
         # split too: it gets the same default share as early_stopping=True,
@@ -480,11 +482,11 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         if fraction is None and wants_validation:
             fraction = 0.1
         if fraction is None:
-            return dataset, None
+            return dataset.subset(order), None
         train_idx, valid_idx = train_test_split(
-            np.arange(len(dataset)),
+            order,
             test_size=fraction,
-            stratify=dataset.labels if task.net_task == "classification" else None,
+            stratify=dataset.labels[order] if task.net_task == "classification" else None,
             random_state=seed,
         )
         valid = dataset.subset(valid_idx)

@@ -53,8 +53,9 @@ class DocumentDataset(Dataset):
         )
         self.hierarchical = hierarchical
         self.index = np.arange(len(corpus)) if index is None else np.asarray(index, np.int64)
-        self.lengths = corpus.document_lengths[self.index]
-        self.sentence_counts = corpus.sentence_counts[self.index]
+        # int32: one document's tokens or sentences, never the corpus's offsets.
+        self.lengths = corpus.document_lengths[self.index].astype(np.int32)
+        self.sentence_counts = corpus.sentence_counts[self.index].astype(np.int32)
 
     def __len__(self) -> int:
         return len(self.index)
@@ -72,12 +73,19 @@ class DocumentDataset(Dataset):
     def sort_keys(self) -> np.ndarray:
         """What batches are bucketed by: sentences, then tokens, per document."""
         if self.hierarchical:
-            return self.sentence_counts * (int(self.lengths.max()) + 1) + self.lengths
+            counts = self.sentence_counts.astype(np.int64)
+            return counts * (int(self.lengths.max()) + 1) + self.lengths
         return self.lengths
 
     def mapped_arrays(self) -> list[np.ndarray]:
-        """The id arrays batches read from memory-mapped files (``memmap_dir=``); else empty."""
-        arrays = (self.corpus.token_ids, self.corpus.token_types)
+        """The arrays batches read from mapped files (``memmap_dir=``), ids and offsets."""
+        corpus = self.corpus
+        arrays = (
+            corpus.token_ids,
+            corpus.token_types,
+            corpus.sentence_offsets,
+            corpus.document_offsets,
+        )
         return [a for a in arrays if a is not None and mapped_file_of(a) is not None]
 
     def length_order(self) -> np.ndarray:
@@ -115,7 +123,7 @@ class DocumentDataset(Dataset):
         indices = self.index[np.asarray(indices, dtype=np.int64)]
         corpus = self.corpus
         if self.hierarchical:
-            counts = corpus.sentence_counts[indices]
+            counts = corpus.document_offsets[indices + 1] - corpus.document_offsets[indices]
             sentence_ids = _ranges(corpus.document_offsets[indices], counts)
             token_starts = corpus.sentence_offsets[sentence_ids]
             lengths = corpus.sentence_offsets[sentence_ids + 1] - token_starts
@@ -132,10 +140,9 @@ class DocumentDataset(Dataset):
                 types[slots] = _pad(corpus.token_types, token_starts, lengths)
                 X["subwords"] = torch.from_numpy(corpus.subword_table[types])
         else:
-            lengths = corpus.document_lengths[indices]
-            starts = corpus.document_token_offsets[indices]
+            starts, lengths = corpus.document_spans(indices)
             tokens = _pad(corpus.token_ids, starts, lengths)
-            X = {"tokens": torch.from_numpy(tokens), "lengths": torch.from_numpy(lengths.copy())}
+            X = {"tokens": torch.from_numpy(tokens), "lengths": torch.from_numpy(lengths)}
             if corpus.subword_table is not None:
                 types = _pad(corpus.token_types, starts, lengths)
                 X["subwords"] = torch.from_numpy(corpus.subword_table[types])

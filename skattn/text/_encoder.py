@@ -249,6 +249,22 @@ class EncodedCorpus:
         """Number of kept sentences of each document."""
         return np.diff(self.document_offsets)
 
+    def document_spans(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where documents ``indices`` start in ``token_ids``, and their lengths.
+
+        Reads only those documents' offsets: a batch costs its own size, not
+        the corpus's (``document_lengths`` derives every document's).
+
+        Examples
+        --------
+        >>> corpus = TextEncoder().fit_encode(["a b c", "a", "b c"])
+        >>> [a.tolist() for a in corpus.document_spans(np.array([2, 0]))]
+        [[4, 0], [2, 3]]
+        """
+        starts = self.sentence_offsets[self.document_offsets[indices]]
+        ends = self.sentence_offsets[self.document_offsets[indices + 1]]
+        return starts, ends - starts
+
     def document(self, i: int) -> np.ndarray:
         """Token ids of document ``i``, sentences concatenated."""
         starts = self.document_token_offsets
@@ -265,6 +281,18 @@ def _offsets(lengths: np.ndarray) -> np.ndarray:
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return offsets
+
+
+def _stored_offsets(chunks: list[np.ndarray], folder, name: str) -> np.ndarray:
+    """The offsets of a stream's chunks of run lengths; with ``folder``, written to
+    ``folder/name.npy`` and returned memory-mapped, read-only (what grows with
+    the corpus stays on disk)."""
+    offsets = _offsets(np.concatenate(chunks))
+    if folder is None:
+        return offsets
+    path = Path(folder) / f"{name}.npy"
+    np.save(path, offsets)
+    return np.load(path, mmap_mode="r")
 
 
 #: dtype of token ids (and subword rows) in an EncodedCorpus.
@@ -797,8 +825,8 @@ class TextEncoder(BaseEstimator):
         token_ids = _final_ids(ids, to_final, memmap_dir, "token_ids", consume=True)
         return EncodedCorpus(
             token_ids=token_ids,
-            sentence_offsets=_offsets(np.concatenate(sentence_lengths)),
-            document_offsets=_offsets(np.concatenate(sentence_counts)),
+            sentence_offsets=_stored_offsets(sentence_lengths, memmap_dir, "sentence_offsets"),
+            document_offsets=_stored_offsets(sentence_counts, memmap_dir, "document_offsets"),
             n_truncated=n_truncated,
             truncated_by=dict(truncated_by),
             n_blank=n_blank,
