@@ -725,7 +725,8 @@ class TextEncoder(BaseEstimator):
         chunk_size : int, default=4096
             Documents tokenised at a time.
         memmap_dir : str or path-like, optional
-            Write the token ids (and subword rows) there as ``.npy`` files
+            Write the token ids (and subword rows), and the sentence and
+            document offsets, there as ``.npy`` files
             and return them memory-mapped, read-only: the operating system
             keeps in RAM only the pages in use. The folder must exist and
             outlive the corpus.
