@@ -267,8 +267,8 @@ class EncodedCorpus:
 
     def document(self, i: int) -> np.ndarray:
         """Token ids of document ``i``, sentences concatenated."""
-        starts = self.document_token_offsets
-        return self.token_ids[starts[i] : starts[i + 1]]
+        (start,), (length,) = self.document_spans(np.array([i]))
+        return self.token_ids[start : start + length]
 
     def sentences(self, i: int) -> list[np.ndarray]:
         """Token ids of each sentence of document ``i``."""
