@@ -318,9 +318,10 @@ def save(estimator, path) -> Path:
 
 
 #: The value of a parameter that a model file written before it existed
-#: does not hold: what those versions did (they had no subwords, and a
-#: multi-label self-attentive model read its labels from an MLP on M).
-ABSENT_MEANS = {"subword_buckets": None, "label_attention": False}
+#: does not hold: what those versions did (they had no subwords, a
+#: multi-label self-attentive model read its labels from an MLP on M, and
+#: label attention, once it came, had one hop per label).
+ABSENT_MEANS = {"subword_buckets": None, "label_attention": False, "label_hops": 1}
 
 
 def _invalid(path, reason: str, member: str | None = METADATA) -> ModelFileError:

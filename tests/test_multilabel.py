@@ -42,7 +42,7 @@ def test_f1_thresholds_reach_the_best_f1_of_any_threshold():
     rng = np.random.default_rng(0)
     Y = rng.random((300, 4)) < [0.05, 0.2, 0.5, 0.02]
     P = np.clip(Y * 0.3 + rng.random((300, 4)) * 0.7, 0, 1)
-    tuned = f1_thresholds(Y, P)
+    tuned = f1_thresholds(Y, P, smoothing=0)
     for j in range(4):
         best = max(f1_score(Y[:, j], P[:, j] >= t, zero_division=0) for t in np.unique(P[:, j]))
         assert f1_score(Y[:, j], P[:, j] >= tuned[j]) == pytest.approx(best)
@@ -52,7 +52,33 @@ def test_a_label_without_positives_keeps_half():
     Y = np.array([[0, 1], [0, 0], [0, 1]])
     P = np.array([[0.9, 0.8], [0.1, 0.3], [0.4, 0.6]])
     # Label 1: both positives (0.8, 0.6) above, the negative (0.3) below: halfway.
-    np.testing.assert_allclose(f1_thresholds(Y, P), [0.5, (0.6 + 0.3) / 2])
+    np.testing.assert_allclose(f1_thresholds(Y, P, smoothing=0), [0.5, (0.6 + 0.3) / 2])
+    smoothed = f1_thresholds(Y, P)
+    assert smoothed[0] == 0.5 and 0.3 < smoothed[1] <= 0.6
+
+
+def test_smoothed_thresholds_hold_better_on_new_documents_for_rare_labels():
+    # 300 rare labels, 8 positives in 2,000 documents each: the exact best cut
+    # on one sample fits its few positives; F1 averaged over a window of
+    # log-odds chooses a threshold that holds better on a second sample.
+    rng = np.random.default_rng(0)
+
+    def sample(n=2000, labels=300, positives=8):
+        Y = np.zeros((n, labels), dtype=bool)
+        for j in range(labels):
+            Y[rng.choice(n, positives, replace=False), j] = True
+        log_odds = rng.normal(-4.0, 1.0, Y.shape) + 2.5 * Y
+        return Y, 1 / (1 + np.exp(-log_odds))
+
+    (Y_tune, P_tune), (Y_new, P_new) = sample(), sample()
+
+    def held_out_f1(smoothing):
+        thresholds = f1_thresholds(Y_tune, P_tune, smoothing=smoothing)
+        return f1_score(Y_new, P_new >= thresholds, average="macro", zero_division=0)
+
+    assert held_out_f1(0.25) > held_out_f1(0) + 0.01
+    with pytest.raises(ValueError, match="smoothing"):
+        f1_thresholds(Y_tune, P_tune, smoothing=-1)
 
 
 def test_threshold_rules_and_their_refusals():
@@ -377,6 +403,26 @@ def test_tuned_thresholds_of_any_multilabel_estimator(tagged):
 
 
 @pytest.mark.slow
+def test_the_multilabel_default_beats_the_tuned_one_vs_rest_linear_model(goemotions):
+    # 10,000 training comments, the whole dev split; both models tune their
+    # thresholds on 10% of the fit data. Measured here: macro-F1 42.84 for
+    # the default self-attentive model against 38.03 (seed 1: 42.29 / 41.31).
+    from skattn import SelfAttentiveClassifier
+    from skattn.baselines import tfidf_logreg
+    from skattn.compare import one_vs_rest
+
+    train, _ = goemotions
+    X, Y = train.data[:10000], train.target[:10000]
+    X_dev, Y_dev = fetch_goemotions(subset="dev", download_if_missing=False, return_X_y=True)
+    model = SelfAttentiveClassifier(random_state=0).fit(X, Y)
+    linear = one_vs_rest(tfidf_logreg(C=4.0)).set_params(random_state=0).fit(X, Y)
+    attention = f1_scores(Y_dev, model.predict(X_dev))[0]
+    baseline = f1_scores(Y_dev, linear.predict(X_dev))[0]
+    assert model.choices_["label_attention"]["value"] is True
+    assert attention > baseline + 0.01, (attention, baseline)
+
+
+@pytest.mark.slow
 def test_one_vs_rest_baseline_gains_from_tuned_thresholds(goemotions):
     from skattn.baselines import bow_tfidf
     from skattn.compare import one_vs_rest
@@ -441,16 +487,27 @@ def test_compare_fits_on_named_labels_so_warnings_name_them(tagged):
 
 
 # -- label attention -----------------------------------------------------------
-def test_a_multilabel_y_gets_one_attention_hop_per_label(tagged):
+def test_a_multilabel_y_gets_attention_hops_of_its_own_for_each_label(tagged):
     X, Y = tagged
     model = small_self_attentive(max_epochs=1).fit(X, Y)
-    n_labels = Y.shape[1]
+    n_labels, hops = Y.shape[1], model.label_hops
+    assert hops == 2
     assert model.choices_["label_attention"]["value"] is True
     assert type(model.net_.module_.classifier).__name__ == "LabelAttentionHead"
-    assert len(model.explain(X[:1], method="attention")[0]["attention"]) == n_labels
+    assert len(model.explain(X[:1], method="attention")[0]["attention"]) == hops * n_labels
     width = 2 * model.hidden_size
-    assert model.transform(X[:3]).shape == (3, n_labels * width)
-    assert len(model.get_feature_names_out()) == n_labels * width
+    assert model.transform(X[:3]).shape == (3, hops * n_labels * width)
+    assert len(model.get_feature_names_out()) == hops * n_labels * width
+    # Label j's logit reads only its own rows of M: changing label 0's rows
+    # moves label 0's logit and no other.
+    head = model.net_.module_.classifier
+    flat = torch.randn(1, hops * n_labels * width)
+    moved = flat.clone()
+    moved[0, : hops * width] += 1.0
+    change = (head(moved) - head(flat)).detach()[0]
+    assert change[0] != 0 and (change[1:] == 0).all()
+    one = small_self_attentive(max_epochs=1, label_hops=1).fit(X, Y)
+    assert one.transform(X[:3]).shape == (3, n_labels * width)
     # Single labels keep the MLP on attention_hops rows.
     single = small_self_attentive(max_epochs=1).fit(X, Y[:, 0])
     assert single.choices_["label_attention"]["value"] is False
@@ -466,11 +523,13 @@ def test_label_attention_can_be_set_and_is_refused_with_the_mlp_settings(tagged)
     assert pooled.choices_["label_attention"]["value"] is False
     assert "pooling" in pooled.choices_["label_attention"]["why"]
     on = small_self_attentive(max_epochs=1, label_attention=True).fit(X, Y[:, 0])
-    assert on.net_.module_.classifier.n_labels == 2  # one hop per class
+    assert on.net_.module_.classifier.n_labels == 2  # hops of its own for each class
     with pytest.raises(ValueError, match='needs pooling="flatten"'):
         small_self_attentive(label_attention=True, pooling="max").fit(X, Y)
     with pytest.raises(ValueError, match="label_attention"):
         small_self_attentive(label_attention="yes").fit(X, Y)
+    with pytest.raises(ValueError, match="label_hops"):
+        small_self_attentive(label_hops=0).fit(X, Y)
 
 
 def test_a_model_pickled_before_label_attention_keeps_its_mlp(tagged):
@@ -480,6 +539,20 @@ def test_a_model_pickled_before_label_attention_keeps_its_mlp(tagged):
     state = model.get_fitted_state()
     restored = clone(model, safe=False).set_fitted_state(state)
     np.testing.assert_allclose(restored.predict_proba(X[:20]), model.predict_proba(X[:20]))
+
+
+def test_a_model_pickled_before_label_hops_keeps_one_hop_per_label(tagged):
+    import pickle
+
+    X, Y = tagged
+    model = small_self_attentive(max_epochs=1, label_hops=1).fit(X, Y)
+    expected = model.predict_proba(X[:20])
+    del model.label_hops  # as a label-attention model of 0.4's first builds has none
+    restored = pickle.loads(pickle.dumps(model))
+    assert restored.get_params()["label_hops"] == 1
+    np.testing.assert_allclose(restored.predict_proba(X[:20]), expected, atol=1e-6)
+    again = clone(restored, safe=False).set_fitted_state(restored.get_fitted_state())
+    np.testing.assert_allclose(again.predict_proba(X[:20]), expected, atol=1e-6)
 
 
 @pytest.mark.slow

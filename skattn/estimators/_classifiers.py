@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Integral
 
 from skattn.estimators._architectures import HierarchicalAttentionModel, SelfAttentiveModel
 from skattn.estimators._base import AttentionClassifierBase
 from skattn.estimators._constraints import COMMON_CONSTRAINTS
 from skattn.estimators._docstrings import fill_shared_docs
 from skattn.text._encoder import DEFAULT_TOKEN_PATTERN
-from skattn.utils._params import Options
+from skattn.utils._params import Interval, Options
 
 
 @fill_shared_docs
@@ -38,15 +39,20 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
     %(class_weight)s
     %(threshold)s
     label_attention : "auto" or bool, default="auto"
-        One attention hop per class, each class's logit read from its own
-        row of M (:class:`~skattn.nn.LabelAttentionHead`) instead of the
-        MLP: every label attends to its own words. ``attention_hops``,
-        ``mlp_hidden`` and ``penalty`` are then unused (two labels may
-        share a cue, which the penalty would keep them from reading).
-        "auto": on for a multi-label ``y`` (where it was chosen, on
-        GoEmotions' validation split) unless
-        ``pooling`` or ``mlp_connections`` ask for the MLP; off for single
-        labels. ``choices_["label_attention"]`` records the decision.
+        ``label_hops`` attention hops for each class, each class's logit
+        read from its own rows of M (:class:`~skattn.nn.LabelAttentionHead`)
+        instead of the MLP: every label attends to its own words.
+        ``attention_hops``, ``mlp_hidden`` and ``penalty`` are then unused
+        (two labels may share a cue, which the penalty would keep them
+        from reading). "auto": on for a multi-label ``y`` (where it was
+        chosen, on GoEmotions' validation split) unless ``pooling`` or
+        ``mlp_connections`` ask for the MLP; off for single labels.
+        ``choices_["label_attention"]`` records the decision.
+    label_hops : int, default=2
+        Attention hops of each class with label attention (M then has
+        ``label_hops`` × classes rows); unused without it. Two hops a
+        label let it follow two kinds of cue (chosen on GoEmotions'
+        validation split, over one and four).
     %(runtime)s
 
     Attributes
@@ -69,13 +75,16 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         **COMMON_CONSTRAINTS,
         **SelfAttentiveModel._model_constraints,
         "label_attention": [Options({"auto"}), "boolean"],
+        "label_hops": [Interval(Integral, 1, None, "left")],
     }
     #: Epochs at the reference corpus size (see :mod:`skattn.training._epochs`): with the
     #: one-cycle schedule, 5 epochs of batches of 128 (chosen by cross-validation on the
     #: reference training split; the regressors keep 8).
     _base_epochs = 5
-    #: Models pickled before the parameter existed have no label attention.
+    #: Models pickled before the parameters existed have no label attention, and
+    #: the label attention of 0.4's first models had one hop per label.
     label_attention = False
+    label_hops = 1
 
     def __init__(
         self,
@@ -123,6 +132,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         class_weight: str | dict | None = None,
         threshold: str | float = "auto",
         label_attention: str | bool = "auto",
+        label_hops: int = 2,
         device: str | None = "cpu",
         accelerator=None,
         threads: int | None = 1,
@@ -172,6 +182,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         self.class_weight = class_weight
         self.threshold = threshold
         self.label_attention = label_attention
+        self.label_hops = label_hops
         self.device = device
         self.accelerator = accelerator
         self.threads = threads
@@ -198,8 +209,8 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
         if self.pooling != "flatten" or self.mlp_connections != "dense":
             return False, "a multi-label y, but pooling or mlp_connections asks for the MLP"
         return True, (
-            "a multi-label y: one attention hop per label, each read by its label alone "
-            "(no redundancy penalty)"
+            f"a multi-label y: {self.label_hops} attention hop(s) per label, each read by its "
+            "label alone (no redundancy penalty)"
         )
 
     def _loss_params(self, task: str) -> dict:
@@ -211,7 +222,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
 
     def _task_module_params(self, n_outputs: int, task: str) -> dict:
         if self._label_attention_choice(task)[0]:
-            return {"label_attention": True, "attention_hops": n_outputs}
+            return {"label_attention": True, "attention_hops": self.label_hops * n_outputs}
         return {}
 
     def _architecture_choices(self, task: str) -> dict:

@@ -67,18 +67,21 @@ def mlp_head(
 
 
 class LabelAttentionHead(nn.Module):
-    """One logit per output from its own row of M: label j reads only row j (hop j).
+    """One logit per output from its own rows of M: label j reads only its hops.
 
-    With one attention hop per label, each label attends to its own words
+    With attention hops of its own, each label attends to its own words
     (label-wise attention, as in Mullenbach et al. 2018's CAML), instead of
-    every label reading one shared embedding through the MLP.
+    every label reading one shared embedding through the MLP. With k hops
+    a label, label j reads rows jk … jk + k − 1 of M (flattened, a slice
+    of ``columns`` = k × 2u numbers): several hops let a label follow
+    several kinds of cue.
 
     Parameters
     ----------
     n_labels : int
-        Outputs, and rows of M.
+        Outputs; M has ``n_labels`` × k rows.
     columns : int
-        Width of a row of M (2u).
+        What one label reads: k rows of M, k × 2u numbers.
 
     Examples
     --------
@@ -138,9 +141,11 @@ class SelfAttentiveNet(nn.Module):
         character n-grams (:class:`~skattn.nn.SubwordEmbedding`);
         0: word vectors only.
     label_attention : bool, default=False
-        One hop per class, and each class's logit read from its own row of
-        M (:class:`LabelAttentionHead`) instead of the MLP; needs
-        ``attention_hops == n_classes`` and ``pooling="flatten"``.
+        Hops of its own for each class, and each class's logit read from
+        its own rows of M (:class:`LabelAttentionHead`) instead of the MLP;
+        needs ``attention_hops`` a multiple of ``n_classes`` (the hops of
+        class j are rows jk … jk + k − 1, k = attention_hops / n_classes)
+        and ``pooling="flatten"``.
 
     Examples
     --------
@@ -168,9 +173,10 @@ class SelfAttentiveNet(nn.Module):
         label_attention: bool = False,
     ):
         super().__init__()
-        if label_attention and (attention_hops != n_classes or pooling != "flatten"):
+        if label_attention and (attention_hops % n_classes or pooling != "flatten"):
             raise ValueError(
-                "label_attention needs one hop per class and pooling='flatten'; got "
+                "label_attention needs the same number of hops for every class "
+                "(attention_hops a multiple of n_classes) and pooling='flatten'; got "
                 f"attention_hops={attention_hops}, n_classes={n_classes}, pooling={pooling!r}"
             )
         self.pooling = pooling
@@ -190,7 +196,10 @@ class SelfAttentiveNet(nn.Module):
         rows = attention_hops if pooling == "flatten" else 1
         self.dropout = nn.Dropout(dropout)
         if label_attention:
-            self.classifier = LabelAttentionHead(n_classes, self.encoder.output_size)
+            hops_per_class = attention_hops // n_classes
+            self.classifier = LabelAttentionHead(
+                n_classes, hops_per_class * self.encoder.output_size
+            )
         else:
             self.classifier = mlp_head(
                 rows, self.encoder.output_size, mlp_hidden, n_classes, dropout, mlp_connections

@@ -802,12 +802,12 @@ VALIDATION_MONITORS = {
 
 
 class ValidationMacroF1(Callback):
-    """Each epoch, the validation split's macro-F1 at each label's best threshold.
+    """Each epoch, the validation split's macro-F1 at each label's tuned threshold.
 
     Recorded as ``valid_f1`` (and ``valid_f1_best``) in the history, for
-    multi-label fits: each label decided at the threshold that maximises
-    its F1 on these documents (:func:`skattn.model_selection._learning_rate.f1_thresholds`),
-    as ``threshold="auto"`` will decide (with a fixed threshold it still
+    multi-label fits: each label decided at the threshold
+    :func:`skattn.model_selection.f1_thresholds` tunes for its F1 on these
+    documents, as ``threshold="auto"`` will decide (with a fixed threshold it still
     measures how well each label can be separated).
 
     Parameters

@@ -41,14 +41,28 @@ THRESHOLD_OPTIONS = frozenset({"auto", "f1"})
 #: example among the held-out documents).
 FALLBACK = 0.5
 
+#: The default width of the window a label's F1 is averaged over before its
+#: threshold is chosen (:func:`f1_thresholds`), as a share of the standard
+#: deviation of that label's log-odds; chosen on GoEmotions' dev split (tuned
+#: on one half, scored on the other).
+SMOOTHING = 0.25
 
-def f1_thresholds(y_true: np.ndarray, proba: np.ndarray) -> np.ndarray:
+
+def f1_thresholds(
+    y_true: np.ndarray, proba: np.ndarray, *, smoothing: float = SMOOTHING
+) -> np.ndarray:
     """Per column, the probability threshold that maximises F1 on these documents.
 
-    The threshold lies halfway between the lowest probability predicted
-    positive and the highest one below it, so that a slightly different
-    probability on new documents falls on the same side. A column without
-    a positive example keeps 0.5.
+    With ``smoothing`` (the default), each label's F1 is first measured at
+    every threshold of a fine grid in log-odds, then averaged over a
+    Gaussian window whose width is ``smoothing`` times the standard
+    deviation of that label's log-odds, and the threshold with the best
+    *averaged* F1 is kept: with few positives (a rare
+    label among a few thousand held-out documents) the single best cut
+    fits those few documents, and a wider plateau of good thresholds
+    holds better on new ones. ``smoothing=0`` keeps the exact best cut,
+    halfway between the lowest probability predicted positive and the
+    highest one below it. A column without a positive example keeps 0.5.
 
     Parameters
     ----------
@@ -56,6 +70,10 @@ def f1_thresholds(y_true: np.ndarray, proba: np.ndarray) -> np.ndarray:
         0/1 indicator matrix.
     proba : array-like of shape (n_documents, n_labels)
         Each label's probability.
+    smoothing : float, default=0.25
+        Width of the window F1 is averaged over (its standard deviation,
+        as a share of the standard deviation of the label's log-odds);
+        0 for the exact best cut.
 
     Returns
     -------
@@ -65,11 +83,15 @@ def f1_thresholds(y_true: np.ndarray, proba: np.ndarray) -> np.ndarray:
     --------
     >>> y = np.array([[1], [1], [0], [0]])
     >>> p = np.array([[0.9], [0.3], [0.2], [0.1]])
-    >>> f1_thresholds(y, p)  # both positives above 0.25, no negative
+    >>> f1_thresholds(y, p, smoothing=0)  # both positives above 0.25, no negative
     array([0.25])
+    >>> bool(0.2 < f1_thresholds(y, p)[0] <= 0.3)  # the same cut, from the averaged F1
+    True
     """
     y_true = np.asarray(y_true, dtype=bool)
     proba = np.asarray(proba, dtype=np.float64)
+    if smoothing < 0:
+        raise ValueError(f"smoothing must be >= 0, got {smoothing!r}.")
     thresholds = np.full(proba.shape[1], FALLBACK)
     for j in range(proba.shape[1]):
         positives = int(y_true[:, j].sum())
@@ -77,6 +99,10 @@ def f1_thresholds(y_true: np.ndarray, proba: np.ndarray) -> np.ndarray:
             continue
         order = np.argsort(-proba[:, j], kind="stable")
         scores, hits = proba[order, j], y_true[order, j]
+        width = smoothing * float(np.std(_log_odds(scores)))
+        if width > 0:
+            thresholds[j] = _smoothed_cut(scores, hits, positives, width)
+            continue
         # Predicting the top k documents positive: F1 = 2 TP / (k + P).
         # Only cuts between distinct scores can be thresholds.
         cuts = np.flatnonzero(np.r_[scores[1:] < scores[:-1], True])
@@ -86,6 +112,32 @@ def f1_thresholds(y_true: np.ndarray, proba: np.ndarray) -> np.ndarray:
         below = scores[best + 1] if best + 1 < len(scores) else 0.0
         thresholds[j] = (scores[best] + below) / 2
     return thresholds
+
+
+def _smoothed_cut(scores: np.ndarray, hits: np.ndarray, positives: int, width: float) -> float:
+    """The threshold of best F1 averaged over a Gaussian window in log-odds.
+
+    ``scores`` are one label's probabilities in decreasing order, ``hits``
+    whether each document has the label.
+    """
+    log_odds = _log_odds(scores)
+    step = width / 10
+    grid = np.arange(log_odds[-1] - 3 * width, log_odds[0] + 3 * width + step, step)
+    # Documents at or above each grid threshold (log_odds decreases).
+    predicted = np.searchsorted(-log_odds, -grid, side="right")
+    true_positives = np.r_[0, np.cumsum(hits)][predicted]
+    f1 = 2 * true_positives / (predicted + positives)
+    offsets = np.arange(-3 * width, 3 * width + step / 2, step)
+    window = np.exp(-0.5 * (offsets / width) ** 2)
+    # Normalised by the window's mass inside the grid, so the ends are not pulled down.
+    averaged = np.convolve(f1, window, "same") / np.convolve(np.ones_like(f1), window, "same")
+    return float(1 / (1 + np.exp(-grid[int(np.argmax(averaged))])))
+
+
+def _log_odds(proba: np.ndarray) -> np.ndarray:
+    """log(p / (1 − p)), finite for probabilities of exactly 0 or 1."""
+    clipped = np.clip(proba, 1e-12, 1 - 1e-12)
+    return np.log(clipped) - np.log1p(-clipped)
 
 
 def tuned_macro_f1(y_true: np.ndarray, proba: np.ndarray) -> float:
