@@ -102,16 +102,25 @@ def f1_thresholds(
         width = smoothing * float(np.std(_log_odds(scores)))
         if width > 0:
             thresholds[j] = _smoothed_cut(scores, hits, positives, width)
-            continue
-        # Predicting the top k documents positive: F1 = 2 TP / (k + P).
-        # Only cuts between distinct scores can be thresholds.
-        cuts = np.flatnonzero(np.r_[scores[1:] < scores[:-1], True])
-        true_positives = np.cumsum(hits)[cuts]
-        f1 = 2 * true_positives / (cuts + 1 + positives)
-        best = cuts[int(np.argmax(f1))]
-        below = scores[best + 1] if best + 1 < len(scores) else 0.0
-        thresholds[j] = (scores[best] + below) / 2
+        else:
+            thresholds[j] = _exact_cut(scores, hits, positives)
     return thresholds
+
+
+def _exact_cut(scores: np.ndarray, hits: np.ndarray, positives: int) -> float:
+    """The threshold of best F1 on these documents, halfway between two scores.
+
+    ``scores`` are one label's probabilities in decreasing order, ``hits``
+    whether each document has the label.
+    """
+    # Predicting the top k documents positive: F1 = 2 TP / (k + P).
+    # Only cuts between distinct scores can be thresholds.
+    cuts = np.flatnonzero(np.r_[scores[1:] < scores[:-1], True])
+    true_positives = np.cumsum(hits)[cuts]
+    f1 = 2 * true_positives / (cuts + 1 + positives)
+    best = cuts[int(np.argmax(f1))]
+    below = scores[best + 1] if best + 1 < len(scores) else 0.0
+    return float((scores[best] + below) / 2)
 
 
 def _smoothed_cut(scores: np.ndarray, hits: np.ndarray, positives: int, width: float) -> float:
