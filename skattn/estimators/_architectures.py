@@ -240,7 +240,7 @@ class SelfAttentiveModel(TransformerMixin):
         return embedding.reshape(len(embedding), -1)
 
     def _feature_names(self) -> list[str]:
-        """``transform``'s columns: ``hop{i}_dim{j}`` (one hop per class with label attention)."""
+        """``transform``'s columns: ``hop{i}_dim{j}`` (label attention: label_hops hops a class)."""
         width = 2 * self.hidden_size
         hops = self.net_.module_.attention.ws2.out_features
         return [f"hop{h}_dim{d}" for h in range(hops) for d in range(width)]

@@ -201,7 +201,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
             )
 
     def _label_attention_choice(self, task: str) -> tuple[bool, str]:
-        """Whether this fit's network has one attention hop per class, and why."""
+        """Whether this fit's network has attention hops of its own for each class, and why."""
         if self.label_attention != "auto":
             return bool(self.label_attention), "set by label_attention"
         if task != "multilabel":
