@@ -12,16 +12,30 @@ accuracy (the same every repeat: fits are reproducible), the epochs, the
 optimizer steps and the padded and real tokens of one training epoch's
 batches (work counted, not timed).
 
+With ``--before-code DIR`` (a checkout of another skattn version, e.g.
+``git worktree add /tmp/skattn-0.3 1515663``), "before" is instead that
+code with its own defaults: every fit of either side runs in a new Python
+process (``PYTHONPATH`` set to the checkout or to this one), on the same
+snippets (this code's split, handed over in a temporary file), so both
+pay the same start-up.
+
 Usage: SKATTN_DATA=../shared/data python benchmarks/bench_training_time.py
        [--models self_attentive,han] [--repeats 3] [--after '{"max_epochs": 4}']
+       [--before-code DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import pickle
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -100,16 +114,81 @@ def bench(name: str, after: dict, repeats: int, data) -> None:
     report(f"{name}_ratio_after_before_median", statistics.median(ratios))
 
 
+#: One default fit in a new process; prints its seconds, accuracy, epochs and settings as JSON.
+_FIT_IN_PROCESS = """
+import json, pickle, sys, time
+import numpy as np
+import skattn
+X, y, X_test, y_test = pickle.load(open(sys.argv[1], "rb"))
+cls = {"self_attentive": skattn.SelfAttentiveClassifier,
+       "han": skattn.HierarchicalAttentionClassifier}[sys.argv[2]]
+model = cls(random_state=0, **json.loads(sys.argv[3]))
+start = time.perf_counter()
+model.fit(X, y)
+seconds = time.perf_counter() - start
+settings = {k: v for k, v in model.get_params().items()
+            if k in ("max_epochs", "batch_size", "lr", "lr_schedule", "threads")}
+print(json.dumps({"seconds": seconds, "accuracy": float(np.mean(model.predict(X_test) == y_test)),
+                  "epochs": len(model.history_), "settings": settings,
+                  "version": skattn.__version__}))
+"""
+
+
+def fit_in_process(code_dir: Path, name: str, params: dict, split_file: str) -> dict:
+    """One fit of ``name`` by the skattn at ``code_dir``, in a new process."""
+    env = dict(os.environ, PYTHONPATH=str(code_dir))
+    command = [sys.executable, "-c", _FIT_IN_PROCESS, split_file, name, json.dumps(params)]
+    # cwd: ``python -c`` puts the working directory first on sys.path, before PYTHONPATH.
+    done = subprocess.run(
+        command, env=env, cwd=Path(split_file).parent, capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def bench_against_code(name: str, before_code: Path, after: dict, repeats: int, data) -> None:
+    """``name``'s default fit by the code at ``before_code`` against this code's, in turn."""
+    this_code = Path(__file__).resolve().parents[1]
+    sides = {"before": (before_code, {}), "after": (this_code, after)}
+    runs: dict[str, list[dict]] = {side: [] for side in sides}
+    with tempfile.TemporaryDirectory() as scratch:
+        split_file = str(Path(scratch) / "split.pkl")
+        with open(split_file, "wb") as handle:
+            pickle.dump(data, handle)
+        for _ in range(repeats):
+            for side, (code_dir, params) in sides.items():
+                runs[side].append(fit_in_process(code_dir, name, params, split_file))
+    for side, (code_dir, _) in sides.items():
+        prefix = f"{name}_{side}_"
+        report(f"{prefix}code", f"{code_dir} (skattn {runs[side][0]['version']})")
+        report(f"{prefix}settings", json.dumps(runs[side][0]["settings"]))
+        seconds = [run["seconds"] for run in runs[side]]
+        report(f"{prefix}fit_seconds_median", statistics.median(seconds), "s")
+        report(f"{prefix}fit_seconds_all", " ".join(f"{s:.1f}" for s in seconds))
+        report(f"{prefix}test_accuracy", 100 * runs[side][0]["accuracy"], "%")
+        report(f"{prefix}epochs", runs[side][0]["epochs"])
+    ratios = [a["seconds"] / b["seconds"] for a, b in zip(runs["after"], runs["before"])]
+    report(f"{name}_ratio_after_before_all", " ".join(f"{r:.3f}" for r in ratios))
+    report(f"{name}_ratio_after_before_median", statistics.median(ratios))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--models", default="self_attentive,han")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--after", default="{}", help="parameters of 'after' (JSON); default: none")
+    parser.add_argument(
+        "--before-code", type=Path, help="a checkout whose defaults are 'before' (new processes)"
+    )
     args = parser.parse_args()
     data = main_split()
     print("dataset: sentence_polarity, 80/20 (the main job's split, seed 0)", flush=True)
     for name in args.models.split(","):
-        bench(name, json.loads(args.after), args.repeats, data)
+        if args.before_code is None:
+            bench(name, json.loads(args.after), args.repeats, data)
+        else:
+            bench_against_code(
+                name, args.before_code.resolve(), json.loads(args.after), args.repeats, data
+            )
 
 
 if __name__ == "__main__":
