@@ -678,7 +678,7 @@ def _check_overrides(description: dict, params: dict, path) -> None:
     )
     if replaced:
         shown = ", ".join(
-            f"{name}={params[name]!r} (saved: {saved.get(name)})" for name in replaced
+            f"{name}={params[name]!r} (saved: {_saved_text(name, saved)})" for name in replaced
         )
         raise TypeError(
             f"load() got {shown}: the fitted model depends on these (its vocabulary, network "
@@ -691,6 +691,15 @@ def _check_overrides(description: dict, params: dict, path) -> None:
         validate_params(cls(), {k: v for k, v in params.items() if k in constraints})
     if params.get("device") is not None:
         resolve_device(params["device"])
+
+
+def _saved_text(name: str, saved: dict[str, list]) -> str:
+    """How the refusal shows a parameter's saved value (an old file may not hold it)."""
+    if name in saved:
+        return str(saved[name])
+    if name in ABSENT_MEANS:
+        return f"absent, which a file of its age means as {ABSENT_MEANS[name]!r}"
+    return "absent"
 
 
 def _saved_values(description: dict) -> dict[str, list]:

@@ -81,6 +81,46 @@ def test_smoothed_thresholds_hold_better_on_new_documents_for_rare_labels():
         f1_thresholds(Y_tune, P_tune, smoothing=-1)
 
 
+def test_probabilities_of_exactly_zero_or_one_neither_widen_the_window_nor_tie():
+    # Scores a k-nearest-neighbours model gives (votes of 5): many exactly 0
+    # or 1. Positives score 0.6 and up, negatives 0.4 and down, so the best
+    # cut is anywhere in (0.4, 0.6]; the smoothed cut must find it too.
+    rng = np.random.default_rng(0)
+    Y = rng.random((2000, 1)) < 0.3
+    votes = np.where(Y, rng.choice([0.6, 0.8, 1.0], Y.shape), rng.choice([0.0, 0.2, 0.4], Y.shape))
+    for smoothing in (0, 0.25, 1.0):
+        threshold = f1_thresholds(Y, votes, smoothing=smoothing)[0]
+        assert 0.4 < threshold <= 0.6, (smoothing, threshold)
+    # A score a hair under 1 is still below one of exactly 1.
+    Y = np.array([[1], [1], [0], [0]])
+    near_one = np.array([[1.0], [1.0], [1 - 1e-13], [0.5]])
+    assert 1 - 1e-13 < f1_thresholds(Y, near_one)[0] <= 1.0
+    # A label every document has, scored 0 on some, is predicted for all.
+    everyone = np.ones((4, 1), dtype=bool)
+    assert f1_thresholds(everyone, np.array([[1.0], [0.0], [0.5], [0.0]]))[0] <= 0.0
+
+
+def test_a_window_too_narrow_for_the_grid_gives_the_exact_cut():
+    rng = np.random.default_rng(0)
+    Y = rng.random((500, 2)) < 0.3
+    P = rng.random((500, 2))
+    # Without a bound on its grid, 1e-9 would ask for billions of points.
+    np.testing.assert_array_equal(
+        f1_thresholds(Y, P, smoothing=1e-9), f1_thresholds(Y, P, smoothing=0)
+    )
+
+
+@pytest.mark.parametrize("smoothing", [float("nan"), float("inf"), -1, True, "0.25", None])
+def test_smoothing_that_is_not_a_finite_number_is_refused(smoothing):
+    with pytest.raises(ValueError, match="smoothing must be a finite number"):
+        f1_thresholds(np.array([[1], [0]]), np.array([[0.7], [0.2]]), smoothing=smoothing)
+
+
+def test_probabilities_with_nan_are_refused():
+    with pytest.raises(ValueError, match="NaN"):
+        f1_thresholds(np.array([[1], [0]]), np.array([[np.nan], [0.2]]))
+
+
 def test_threshold_rules_and_their_refusals():
     assert resolve_threshold("auto", multilabel=True, n_classes=3) == "f1"
     assert resolve_threshold("f1", multilabel=False, n_classes=2) == "f1"
@@ -400,6 +440,11 @@ def test_tuned_thresholds_of_any_multilabel_estimator(tagged):
     features = np.random.default_rng(0).random((60, 4))
     kept.fit(features, (features[:, :3] > 0.5).astype(int))
     assert len(kept.estimator_.estimators_) == 3 and kept.thresholds_.shape == (3,)
+    # smoothing=0: each label's exact best cut on the held-out documents.
+    exact = clone(kept).set_params(smoothing=0).fit(features, (features[:, :3] > 0.5).astype(int))
+    assert not np.array_equal(exact.thresholds_, kept.thresholds_)
+    with pytest.raises(ValueError, match="smoothing"):
+        clone(kept).set_params(smoothing=-1).fit(features, (features[:, :3] > 0.5).astype(int))
 
 
 @pytest.mark.slow
@@ -553,6 +598,15 @@ def test_a_model_pickled_before_label_hops_keeps_one_hop_per_label(tagged):
     np.testing.assert_allclose(restored.predict_proba(X[:20]), expected, atol=1e-6)
     again = clone(restored, safe=False).set_fitted_state(restored.get_fitted_state())
     np.testing.assert_allclose(again.predict_proba(X[:20]), expected, atol=1e-6)
+
+
+def test_loading_a_file_without_label_hops_with_another_count_names_what_it_means():
+    from skattn.persistence import _check_overrides
+
+    description = {"class": "SelfAttentiveClassifier", "params": {"hidden_size": 8}}
+    with pytest.raises(TypeError, match=r"label_hops=2 \(saved: absent, which .* means as 1\)"):
+        _check_overrides(description, {"label_hops": 2}, "old.skattn")
+    _check_overrides(description, {"label_hops": 1}, "old.skattn")  # what it means: accepted
 
 
 @pytest.mark.slow

@@ -47,6 +47,11 @@ FALLBACK = 0.5
 #: on one half, scored on the other).
 SMOOTHING = 0.25
 
+#: The most grid points a smoothed cut evaluates; a window so narrow that it
+#: would need more is finer than any difference the grid could show, and the
+#: exact cut (the limit as ``smoothing`` goes to 0) is taken instead.
+MAX_GRID = 100_000
+
 
 def f1_thresholds(
     y_true: np.ndarray, proba: np.ndarray, *, smoothing: float = SMOOTHING
@@ -63,6 +68,10 @@ def f1_thresholds(
     holds better on new ones. ``smoothing=0`` keeps the exact best cut,
     halfway between the lowest probability predicted positive and the
     highest one below it. A column without a positive example keeps 0.5.
+    Probabilities of exactly 0 or 1 (a k-nearest-neighbours or tree model
+    gives many) are never tied with any other: they count on their own
+    side of every threshold, and the spread that sets the window's width is
+    measured over the other probabilities only.
 
     Parameters
     ----------
@@ -73,7 +82,7 @@ def f1_thresholds(
     smoothing : float, default=0.25
         Width of the window F1 is averaged over (its standard deviation,
         as a share of the standard deviation of the label's log-odds);
-        0 for the exact best cut.
+        0 for the exact best cut. A finite number, at least 0.
 
     Returns
     -------
@@ -88,10 +97,13 @@ def f1_thresholds(
     >>> bool(0.2 < f1_thresholds(y, p)[0] <= 0.3)  # the same cut, from the averaged F1
     True
     """
+    _check_smoothing(smoothing)
     y_true = np.asarray(y_true, dtype=bool)
     proba = np.asarray(proba, dtype=np.float64)
-    if smoothing < 0:
-        raise ValueError(f"smoothing must be >= 0, got {smoothing!r}.")
+    if not np.isfinite(proba).all():
+        raise ValueError(
+            "proba holds NaN or infinite values: a threshold cannot be chosen from them."
+        )
     thresholds = np.full(proba.shape[1], FALLBACK)
     for j in range(proba.shape[1]):
         positives = int(y_true[:, j].sum())
@@ -99,8 +111,11 @@ def f1_thresholds(
             continue
         order = np.argsort(-proba[:, j], kind="stable")
         scores, hits = proba[order, j], y_true[order, j]
-        width = smoothing * float(np.std(_log_odds(scores)))
-        if width > 0:
+        log_odds = _log_odds(scores)
+        inside = log_odds[np.isfinite(log_odds)]  # probabilities strictly between 0 and 1
+        width = smoothing * float(np.std(inside)) if len(inside) > 1 else 0.0
+        span = float(inside[0] - inside[-1]) + 6 * width if width > 0 else 0.0
+        if width > 0 and span / (width / 10) < MAX_GRID:
             thresholds[j] = _smoothed_cut(scores, hits, positives, width)
         else:
             thresholds[j] = _exact_cut(scores, hits, positives)
@@ -130,9 +145,11 @@ def _smoothed_cut(scores: np.ndarray, hits: np.ndarray, positives: int, width: f
     whether each document has the label.
     """
     log_odds = _log_odds(scores)
+    inside = log_odds[np.isfinite(log_odds)]
     step = width / 10
-    grid = np.arange(log_odds[-1] - 3 * width, log_odds[0] + 3 * width + step, step)
-    # Documents at or above each grid threshold (log_odds decreases).
+    grid = np.arange(inside[-1] - 3 * width, inside[0] + 3 * width + step, step)
+    # Documents at or above each grid threshold (log_odds decreases; a
+    # probability of 1 is +inf, above every threshold, 0 is −inf, below all).
     predicted = np.searchsorted(-log_odds, -grid, side="right")
     true_positives = np.r_[0, np.cumsum(hits)][predicted]
     f1 = 2 * true_positives / (predicted + positives)
@@ -144,13 +161,24 @@ def _smoothed_cut(scores: np.ndarray, hits: np.ndarray, positives: int, width: f
 
 
 def _log_odds(proba: np.ndarray) -> np.ndarray:
-    """log(p / (1 − p)), finite for probabilities of exactly 0 or 1."""
-    clipped = np.clip(proba, 1e-12, 1 - 1e-12)
-    return np.log(clipped) - np.log1p(-clipped)
+    """log(p / (1 − p)): −inf for a probability of exactly 0, +inf for 1."""
+    with np.errstate(divide="ignore"):
+        return np.log(proba) - np.log1p(-proba)
+
+
+def _check_smoothing(smoothing: Any) -> None:
+    """Refuse a ``smoothing`` that is not a finite real number >= 0."""
+    if (
+        isinstance(smoothing, bool)
+        or not isinstance(smoothing, Real)
+        or not np.isfinite(smoothing)
+        or smoothing < 0
+    ):
+        raise ValueError(f"smoothing must be a finite number >= 0, got {smoothing!r}.")
 
 
 def tuned_macro_f1(y_true: np.ndarray, proba: np.ndarray) -> float:
-    """Macro-F1 with each label decided at its F1-best threshold on these same documents.
+    """Macro-F1 with each label decided at the threshold :func:`f1_thresholds` picks here.
 
     Optimistic as a test score (the thresholds saw the answers), but the
     measure a fit compares its epochs by: how well each label can be
@@ -236,6 +264,8 @@ class TunedThresholdMultiLabelClassifier(MetaEstimatorMixin, ClassifierMixin, Ba
     refit : bool, default=True
     random_state : int, RandomState or None, default=None
         Seed of the validation split.
+    smoothing : float, default=0.25
+        :func:`f1_thresholds`' window; 0 for each label's exact best cut.
 
     Attributes
     ----------
@@ -264,13 +294,23 @@ class TunedThresholdMultiLabelClassifier(MetaEstimatorMixin, ClassifierMixin, Ba
         "validation_fraction": [Interval(Real, 0, 1, "neither")],
         "refit": ["boolean"],
         "random_state": ["random_state"],
+        "smoothing": [Interval(Real, 0, None, "left")],
     }
 
-    def __init__(self, estimator, *, validation_fraction=0.1, refit=True, random_state=None):
+    def __init__(
+        self,
+        estimator,
+        *,
+        validation_fraction=0.1,
+        refit=True,
+        random_state=None,
+        smoothing=SMOOTHING,
+    ):
         self.estimator = estimator
         self.validation_fraction = validation_fraction
         self.refit = refit
         self.random_state = random_state
+        self.smoothing = smoothing
 
     def fit(self, X, y):
         """Fit ``estimator``, tune each label's threshold, refit.
@@ -296,7 +336,9 @@ class TunedThresholdMultiLabelClassifier(MetaEstimatorMixin, ClassifierMixin, Ba
             rows, test_size=self.validation_fraction, random_state=self.random_state
         )
         model = clone(self.estimator).fit(_take(X, fit_rows), Y[fit_rows])
-        self.thresholds_ = f1_thresholds(Y[tune_rows], model.predict_proba(_take(X, tune_rows)))
+        self.thresholds_ = f1_thresholds(
+            Y[tune_rows], model.predict_proba(_take(X, tune_rows)), smoothing=self.smoothing
+        )
         self.estimator_ = clone(self.estimator).fit(X, Y) if self.refit else model
         self.classes_ = np.arange(Y.shape[1])
         self._target_dtype = Y.dtype
