@@ -202,6 +202,13 @@ def test_bad_multilabel_targets_fail_before_training(tagged):
         fitted.score(X, Y[:, 0])
     with pytest.raises(ValueError, match="warm_start: y is 1-D"):
         fitted.set_params(warm_start=True).fit(X, Y[:, 0])
+    # A warm start keeps the network: another hop count would build another one.
+    warm = clone(model).set_params(max_epochs=1, label_hops=1).fit(X, Y)
+    with pytest.raises(ValueError, match=r"warm_start=True continues .* label_hops"):
+        warm.set_params(warm_start=True, label_hops=2).fit(X, Y)
+    before = warm.predict_proba(X[:5])
+    warm.set_params(label_hops=1).fit(X, Y)  # the same shape: training continues
+    assert not np.allclose(warm.predict_proba(X[:5]), before)
 
 
 def test_a_label_that_never_occurs_is_warned_about_and_never_predicted(tagged):

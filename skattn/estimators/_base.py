@@ -416,7 +416,9 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
     def _train(self, net, vectors: np.ndarray | None, train, seed: int) -> None:
         """Load the initial weights and vectors, then train on ``train``."""
         if self._warm():
-            net.module_.load_state_dict(self.net_.module_.state_dict())
+            fitted = self.net_.module_.state_dict()
+            _check_same_network(fitted, net.module_.state_dict())
+            net.module_.load_state_dict(fitted)
         net.load_embeddings(vectors, freeze=self.freeze_embeddings)
         accelerator = self.accelerator
         if accelerator is not None and accelerator.num_processes > 1:
@@ -1174,3 +1176,20 @@ def _n_targets(y: Any) -> int:
     if n == 0:
         raise ValueError("y is empty; at least one document (and its target) is needed.")
     return n
+
+
+def _check_same_network(fitted: dict, built: dict) -> None:
+    """Refuse a warm start whose parameters build a network of another shape."""
+    differing = sorted(
+        name
+        for name in fitted.keys() | built.keys()
+        if name not in fitted or name not in built or fitted[name].shape != built[name].shape
+    )
+    if differing:
+        raise ValueError(
+            "warm_start=True continues the fitted network, but this fit's parameters build "
+            f"another one ({', '.join(differing[:4])}{', …' if len(differing) > 4 else ''} "
+            "differ in shape or presence): the parameters that size the network (sizes, "
+            "hops, label_hops, pooling, …) must keep the values of the first fit. Set "
+            "warm_start=False to train a new network."
+        )

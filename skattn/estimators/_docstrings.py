@@ -226,7 +226,9 @@ memmap_dir : str, path or None, default={default}
     "warm_start": """
 warm_start : bool, default={default}
     A second ``fit`` continues training the fitted network with its
-    vocabulary and classes (a fresh optimizer), e.g. after ``load``.
+    vocabulary and classes (a fresh optimizer), e.g. after ``load``. The
+    parameters that size the network must keep their values: another
+    size, hop count or pooling is refused with a ``ValueError``.
 """,
     "callbacks": """
 callbacks : list of skorch callbacks or None, default={default}

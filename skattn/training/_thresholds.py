@@ -106,20 +106,22 @@ def f1_thresholds(
         )
     thresholds = np.full(proba.shape[1], FALLBACK)
     for j in range(proba.shape[1]):
-        positives = int(y_true[:, j].sum())
-        if positives == 0:
-            continue
-        order = np.argsort(-proba[:, j], kind="stable")
-        scores, hits = proba[order, j], y_true[order, j]
-        log_odds = _log_odds(scores)
-        inside = log_odds[np.isfinite(log_odds)]  # probabilities strictly between 0 and 1
-        width = smoothing * float(np.std(inside)) if len(inside) > 1 else 0.0
-        span = float(inside[0] - inside[-1]) + 6 * width if width > 0 else 0.0
-        if width > 0 and span / (width / 10) < MAX_GRID:
-            thresholds[j] = _smoothed_cut(scores, hits, positives, width)
-        else:
-            thresholds[j] = _exact_cut(scores, hits, positives)
+        if y_true[:, j].any():
+            thresholds[j] = _label_threshold(proba[:, j], y_true[:, j], smoothing)
     return thresholds
+
+
+def _label_threshold(proba: np.ndarray, y_true: np.ndarray, smoothing: float) -> float:
+    """One label's threshold (it has at least one positive): smoothed, or the exact cut."""
+    order = np.argsort(-proba, kind="stable")
+    scores, hits, positives = proba[order], y_true[order], int(y_true.sum())
+    log_odds = _log_odds(scores)
+    inside = log_odds[np.isfinite(log_odds)]  # probabilities strictly between 0 and 1
+    width = smoothing * float(np.std(inside)) if len(inside) > 1 else 0.0
+    span = float(inside[0] - inside[-1]) + 6 * width if width > 0 else 0.0
+    if width > 0 and span / (width / 10) < MAX_GRID:
+        return _smoothed_cut(scores, hits, positives, width)
+    return _exact_cut(scores, hits, positives)
 
 
 def _exact_cut(scores: np.ndarray, hits: np.ndarray, positives: int) -> float:
