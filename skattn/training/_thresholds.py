@@ -120,7 +120,7 @@ def _label_threshold(proba: np.ndarray, y_true: np.ndarray, smoothing: float) ->
     width = smoothing * float(np.std(inside)) if len(inside) > 1 else 0.0
     span = float(inside[0] - inside[-1]) + 6 * width if width > 0 else 0.0
     if width > 0 and span / (width / 10) < MAX_GRID:
-        return _smoothed_cut(scores, hits, positives, width)
+        return _smoothed_cut(log_odds, inside, hits, positives, width)
     return _exact_cut(scores, hits, positives)
 
 
@@ -140,14 +140,15 @@ def _exact_cut(scores: np.ndarray, hits: np.ndarray, positives: int) -> float:
     return float((scores[best] + below) / 2)
 
 
-def _smoothed_cut(scores: np.ndarray, hits: np.ndarray, positives: int, width: float) -> float:
+def _smoothed_cut(
+    log_odds: np.ndarray, inside: np.ndarray, hits: np.ndarray, positives: int, width: float
+) -> float:
     """The threshold of best F1 averaged over a Gaussian window in log-odds.
 
-    ``scores`` are one label's probabilities in decreasing order, ``hits``
+    ``log_odds`` are one label's in decreasing order (±inf for
+    probabilities of 1 and 0), ``inside`` their finite ones, ``hits``
     whether each document has the label.
     """
-    log_odds = _log_odds(scores)
-    inside = log_odds[np.isfinite(log_odds)]
     step = width / 10
     grid = np.arange(inside[-1] - 3 * width, inside[0] + 3 * width + step, step)
     # Documents at or above each grid threshold (log_odds decreases; a
