@@ -182,6 +182,14 @@ def run_case(case: dict) -> dict:
     return result
 
 
+def batch_size(model: str, config: str) -> int:
+    """The documents a batch of ``config`` holds: its own setting, else the estimator's default."""
+    from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+
+    estimator = HierarchicalAttentionClassifier if model == "han" else SelfAttentiveClassifier
+    return SETTINGS[(model, config)].get("batch_size", estimator().batch_size)
+
+
 def cases(quick: bool) -> list[dict]:
     """Every case of the suite (``quick``: the main cases on small fractions)."""
     if quick:
@@ -195,7 +203,7 @@ def cases(quick: bool) -> list[dict]:
             suite.append({"kind": "main", "model": model, "config": config, "bare": True})
     for model, config in (("han", "paper"), ("han", "defaults"), ("self_attentive", "defaults")):
         for batch in (32, 64, 128):
-            if batch == SETTINGS[(model, config)].get("batch_size", 32 if model == "han" else 64):
+            if batch == batch_size(model, config):
                 continue  # the main case
             suite.append(
                 {
@@ -238,7 +246,7 @@ def _token_budget(case: dict) -> dict:
     settings = SETTINGS[(case["model"], case["config"])]
     encoder = HierarchicalAttentionClassifier(**settings).build_encoder()
     mean_tokens = encoder.fit_encode(X_train).document_lengths.mean()
-    batch = settings.get("batch_size", 32)
+    batch = batch_size(case["model"], case["config"])
     return {**case, "params": {"batch_tokens": int(mean_tokens * batch)}}
 
 
@@ -256,12 +264,7 @@ def markdown(results: list[dict]) -> str:
         batch = (
             f"{batch} tokens"
             if batch
-            else params.get(
-                "batch_size",
-                SETTINGS[(r["model"], r["config"])].get(
-                    "batch_size", 32 if r["model"] == "han" else 64
-                ),
-            )
+            else params.get("batch_size", batch_size(r["model"], r["config"]))
         )
         label = r["kind"] + (f" ×{r['fraction']}" if "fraction" in r else "")
         if params.get("threads") == 2:
