@@ -1,0 +1,92 @@
+"""What the subword table costs a default fit: buckets, and its gradient alone.
+
+On the main job's split of sentence_polarity (8,529 training snippets,
+2,133 held out), each classifier at its defaults is fitted with the
+default 50,000 subword buckets, with 20,000 and 10,000, without subwords
+(``subword_buckets=None``), and with the 50,000-bucket table **frozen**
+(its weights never get a gradient, so no dense gradient is filled,
+clipped or stepped by Adam; the forward pass still reads it, and the
+model does not learn its subwords: a bound on what any cheaper update of
+the table could save, not a model to use). The configurations take turns,
+``--repeats`` times, in one process (after a warm-up fit that reads the
+word vectors); the median wall time and the held-out accuracy of each
+are reported.
+
+Accuracy here is one split's; the choice of the default was made by
+cross-validation inside the training part (RESULTS.md, *Subword buckets
+and the table's cost*).
+
+Usage: SKATTN_DATA=../shared/data python benchmarks/bench_subword_cost.py
+       [--models self_attentive,han] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from bench_training_time import main_split
+from skorch.callbacks import Callback
+
+from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier
+from skattn.nn import SubwordEmbedding
+
+from _common import report
+
+MODELS = {"self_attentive": SelfAttentiveClassifier, "han": HierarchicalAttentionClassifier}
+CONFIGS = {
+    "buckets_50000": {"subword_buckets": 50_000},
+    "buckets_20000": {"subword_buckets": 20_000},
+    "buckets_10000": {"subword_buckets": 10_000},
+    "no_subwords": {"subword_buckets": None},
+    "frozen_50000": {"subword_buckets": 50_000},
+}
+
+
+class FreezeSubwordTables(Callback):
+    """Stop every subword table from learning before the first epoch."""
+
+    def on_train_begin(self, net, **kwargs):
+        for module in net.module_.modules():
+            if isinstance(module, SubwordEmbedding):
+                module.bag.weight.requires_grad_(False)
+
+
+def fit_seconds(cls, config: str, data) -> tuple[float, float]:
+    """Wall time of one fit in ``config`` and its held-out accuracy (%)."""
+    X, y, X_test, y_test = data
+    frozen = [("freeze", FreezeSubwordTables())] if config.startswith("frozen") else None
+    model = cls(random_state=0, callbacks=frozen, **CONFIGS[config])
+    start = time.perf_counter()
+    model.fit(X, y)
+    seconds = time.perf_counter() - start
+    return seconds, 100 * model.score(X_test, y_test)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="self_attentive,han")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    data = main_split()
+    for name in args.models.split(","):
+        cls = MODELS[name]
+        cls(random_state=0, max_epochs=1).fit(data[0][:500], data[1][:500])  # warm-up
+        times = {config: [] for config in CONFIGS}
+        accuracy = {}
+        for _ in range(args.repeats):
+            for config in CONFIGS:
+                seconds, accuracy[config] = fit_seconds(cls, config, data)
+                times[config].append(seconds)
+        base = statistics.median(times["buckets_50000"])
+        for config in CONFIGS:
+            median = statistics.median(times[config])
+            report(f"{name}.{config}.fit_s", median, "s")
+            report(f"{name}.{config}.runs", ", ".join(f"{t:.1f}" for t in times[config]))
+            report(f"{name}.{config}.share_of_default", median / base, "x")
+            report(f"{name}.{config}.test_accuracy", accuracy[config], "%")
+
+
+if __name__ == "__main__":
+    main()
