@@ -10,7 +10,9 @@ model does not learn its subwords: a bound on what any cheaper update of
 the table could save, not a model to use). The configurations take turns,
 ``--repeats`` times, in one process (after a warm-up fit that reads the
 word vectors); the median wall time and the held-out accuracy of each
-are reported.
+are reported (the accuracy is the last repeat's; fits are
+deterministic. The first repeat of each configuration also encodes the
+documents, which the median of three hides).
 
 Accuracy here is one split's; the choice of the default was made by
 cross-validation inside the training part (RESULTS.md, *Subword buckets
