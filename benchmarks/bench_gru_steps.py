@@ -10,11 +10,20 @@ product over all steps. It checks the probe against
 :class:`skattn.nn.BiRNNEncoder` (same outputs and gradients, float32
 tolerance) and times forward + backward of both at HAN's shapes, then
 the matrix products of one step alone, to show what share of a step
-they are. (PyTorch's CPU GRU already computes the input projections in
-one product; the probe's differences are the batched directions and the
-hand-written backward.)
+they are: the matrix-product FLOPs of PyTorch's forward + backward
+(``FlopCounterMode``) and the time they would take at the step product's
+rate and at the 2,048² product's (``bench_flops.best_flop_rate``, the best
+of 10), against the measured time. (PyTorch's CPU GRU already computes
+the input projections in one product; the probe's differences are the
+batched directions and the hand-written backward.)
 
-Usage: python benchmarks/bench_gru_steps.py [--threads 2]
+With ``--fit``, the end-to-end effect: a default
+``HierarchicalAttentionClassifier`` fitted on the main job's split with
+PyTorch's GRU and with the probe in training (``BiRNNEncoder._encode``
+patched while gradients are on), in turn, three times each.
+
+Usage: python benchmarks/bench_gru_steps.py [--threads 1]
+       SKATTN_DATA=../shared/data python benchmarks/bench_gru_steps.py --fit
 """
 
 from __future__ import annotations
@@ -22,8 +31,11 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from unittest import mock
 
 import torch
+from bench_flops import best_flop_rate
+from torch.utils.flop_counter import FlopCounterMode
 
 from skattn.nn import BiRNNEncoder
 from skattn.nn._attention import length_mask
@@ -103,16 +115,51 @@ def fused_encode(encoder: BiRNNEncoder, inputs: torch.Tensor, lengths: torch.Ten
     return both * length_mask(lengths, width).unsqueeze(-1)
 
 
-def median_ms(function, *args, repeats: int = 30) -> float:
-    """Median wall time of ``function(*args)`` in milliseconds, after 5 warm-up calls."""
-    for _ in range(5):
-        function(*args)
-    times = []
+def medians_in_turn(functions: dict, *args, repeats: int = 30) -> dict[str, float]:
+    """Median wall time (ms) of each ``function(*args)``, the functions called in turn.
+
+    Taking turns, each after 5 warm-up calls, spreads the machine's drift
+    over all of them.
+    """
+    for function in functions.values():
+        for _ in range(5):
+            function(*args)
+    times = {label: [] for label in functions}
     for _ in range(repeats):
-        start = time.perf_counter()
-        function(*args)
-        times.append(time.perf_counter() - start)
-    return 1e3 * statistics.median(times)
+        for label, function in functions.items():
+            start = time.perf_counter()
+            function(*args)
+            times[label].append(time.perf_counter() - start)
+    return {label: 1e3 * statistics.median(runs) for label, runs in times.items()}
+
+
+def fit_in_turn(repeats: int = 3) -> None:
+    """Default HAN fits on the main split, PyTorch's GRU and the probe in turn."""
+    from bench_training_time import main_split
+
+    from skattn import HierarchicalAttentionClassifier
+
+    X, y, X_test, y_test = main_split()
+    native = BiRNNEncoder._encode
+
+    def probe_in_training(encoder, inputs, lengths):
+        if isinstance(encoder.forward_rnn, torch.nn.GRU) and torch.is_grad_enabled():
+            return fused_encode(encoder, inputs, lengths)
+        return native(encoder, inputs, lengths)
+
+    HierarchicalAttentionClassifier(random_state=0, max_epochs=1).fit(X[:500], y[:500])
+    times = {"native": [], "fused": []}
+    for _ in range(repeats):
+        for label in times:
+            encode = probe_in_training if label == "fused" else native
+            with mock.patch.object(BiRNNEncoder, "_encode", encode):
+                start = time.perf_counter()
+                model = HierarchicalAttentionClassifier(random_state=0).fit(X, y)
+                times[label].append(time.perf_counter() - start)
+            report(f"fit.{label}.test_accuracy", 100 * model.score(X_test, y_test), "%")
+    for label, runs in times.items():
+        report(f"fit.{label}.fit_s", statistics.median(runs), "s")
+        report(f"fit.{label}.runs", ", ".join(f"{t:.1f}" for t in runs))
 
 
 def native_step(encoder, inputs, lengths) -> None:
@@ -135,11 +182,22 @@ SHAPES = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--fit", action="store_true", help="time default HAN fits instead")
     args = parser.parse_args()
+    if args.fit:
+        fit_in_turn()
+        return
     torch.set_num_threads(args.threads)
     report("threads", args.threads)
     generator = torch.Generator().manual_seed(0)
+    # One step's hidden-state product alone (64 rows: HAN's defaults), and a
+    # square product, the rate the BLAS reaches at a shape that suits it.
+    step_rate = best_flop_rate(torch.randn(64, 50), torch.randn(50, 150), repeats=2000)
+    report("step_product_64x50x150_gflops", step_rate / 1e9, "GFLOP/s")
+    square = torch.randn(2048, 2048, generator=generator)
+    peak = best_flop_rate(square, square.T.contiguous())
+    report("mm_2048_gflops", peak / 1e9, "GFLOP/s")
     for name, (rows, steps, size, hidden) in SHAPES.items():
         torch.manual_seed(0)
         encoder = BiRNNEncoder(size, hidden, "gru")
@@ -157,19 +215,17 @@ def main() -> None:
         report(f"{name}.same_outputs_and_gradients", same)
         if not same:
             raise SystemExit(f"{name}: the probe disagrees with BiRNNEncoder; no timing")
-        for label, encode in (("native", native_step), ("fused", fused_step)):
-            ms = median_ms(encode, encoder, inputs, lengths)
+        steps_timed = {"native": native_step, "fused": fused_step}
+        timings = medians_in_turn(steps_timed, encoder, inputs, lengths)
+        for label, ms in timings.items():
             report(f"{name}.{label}_forward_backward_ms", ms, "ms")
-    # One step's hidden-state product alone, at the word level's two row counts.
-    for rows in (64, 256):
-        state = torch.randn(rows, 50)
-        weight = torch.randn(150, 50)
-        ms = median_ms(torch.mm, state, weight.T, repeats=2000)
-        rate = 2 * rows * 50 * 150 / (ms * 1e-3) / 1e9
-        report(f"step_product_{rows}x50x150_gflops", rate, "GFLOP/s")
-    square = torch.randn(2048, 2048)
-    ms = median_ms(torch.mm, square, square, repeats=10)
-    report("mm_2048_gflops", 2 * 2048**3 / (ms * 1e-3) / 1e9, "GFLOP/s")
+        with FlopCounterMode(display=False) as counter:
+            native_step(encoder, inputs, lengths)
+        flops = counter.get_total_flops()
+        report(f"{name}.matrix_mflop", flops / 1e6, "MFLOP")
+        for rate_name, rate in (("step_product", step_rate), ("mm_2048", peak)):
+            share = 1e3 * flops / rate / timings["native"]
+            report(f"{name}.matrix_share_of_native_at_{rate_name}_rate", share, "")
 
 
 if __name__ == "__main__":

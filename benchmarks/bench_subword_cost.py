@@ -15,8 +15,8 @@ deterministic. The first repeat of each configuration also encodes the
 documents, which the median of three hides).
 
 Accuracy here is one split's; the choice of the default was made by
-cross-validation inside the training part (RESULTS.md, *Subword buckets
-and the table's cost*).
+cross-validation inside the training part (RESULTS.md, *Training
+time*, "Where the rest of the time is").
 
 Usage: SKATTN_DATA=../shared/data python benchmarks/bench_subword_cost.py
        [--models self_attentive,han] [--repeats 3]
