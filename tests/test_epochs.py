@@ -1,4 +1,4 @@
-"""max_epochs="auto": more epochs for smaller corpora, the base for large or long-document ones."""
+"""max_epochs="auto": more epochs for less text, the base for large or long-document corpora."""
 
 import pytest
 
@@ -24,9 +24,14 @@ def test_few_long_documents_hold_enough_text_to_keep_the_base():
     assert auto_epochs(5, 1_600, 1_224_000).value == 5
 
 
-def test_many_short_documents_keep_the_base():
-    # nps_chat: as many posts as the reference, a quarter of its tokens.
-    assert auto_epochs(8, REFERENCE_DOCUMENTS, REFERENCE_TOKENS // 4).value == 8
+def test_many_short_documents_get_more_epochs():
+    # nps_chat: as many posts as the reference, about a quarter of its tokens.
+    assert auto_epochs(8, REFERENCE_DOCUMENTS, REFERENCE_TOKENS // 4).value == 8 * MAX_FACTOR
+    assert auto_epochs(5, 2 * REFERENCE_DOCUMENTS, REFERENCE_TOKENS * 2 // 3).value == 8
+
+
+def test_the_text_not_the_document_count_sets_the_factor():
+    assert auto_epochs(5, REFERENCE_DOCUMENTS // 4, REFERENCE_TOKENS).value == 5
 
 
 def test_a_tiny_corpus_is_capped():
@@ -34,9 +39,9 @@ def test_a_tiny_corpus_is_capped():
 
 
 def test_the_factor_is_rounded_to_the_nearest_epoch():
-    # 5 × 1.565 = 7.8 → 8 (TREC's training questions); 8 × 1.565 = 12.5 → 13.
-    assert auto_epochs(5, 5_452, 57_000).value == 8
-    assert auto_epochs(8, 5_452, 57_000).value == 13
+    # 187,600 / 120,000 = 1.563: 5 × 1.563 = 7.8 → 8; 8 × 1.563 = 12.5 → 13.
+    assert auto_epochs(5, 5_452, 120_000).value == 8
+    assert auto_epochs(8, 5_452, 120_000).value == 13
 
 
 @pytest.mark.parametrize("make", [small_self_attentive, small_hierarchical])
@@ -79,3 +84,22 @@ def test_a_multilabel_fit_starts_from_the_multilabel_base(make, toy):
     assert multi["value"] == round(max(MultiLabelTask.BASE_EPOCHS, make()._base_epochs) * factor)
     assert multi["value"] > single["value"]
     assert "multi-label" in multi["why"] and "multi-label" not in single["why"]
+
+
+def _training_tokens(X) -> int:
+    from skattn.text import TextEncoder
+
+    return int(TextEncoder().fit(X).encode(X).document_lengths.sum())
+
+
+def test_chat_posts_get_more_epochs_and_snippets_keep_the_base():
+    # Four fifths of each corpus, the comparison's 5-fold training size: nps_chat's
+    # posts are as many as sentence_polarity's snippets but hold a quarter of the text.
+    from skattn.datasets import fetch_nps_chat, fetch_sentence_polarity
+
+    chat, _ = fetch_nps_chat(return_X_y=True, download_if_missing=False)
+    snippets, _ = fetch_sentence_polarity(return_X_y=True, download_if_missing=False)
+    chat, snippets = chat[: len(chat) * 4 // 5], snippets[: len(snippets) * 4 // 5]
+    assert abs(len(chat) - len(snippets)) < 0.02 * len(snippets)
+    assert auto_epochs(5, len(chat), _training_tokens(chat)).value == 5 * MAX_FACTOR
+    assert auto_epochs(5, len(snippets), _training_tokens(snippets)).value == 5
