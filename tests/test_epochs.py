@@ -103,3 +103,23 @@ def test_chat_posts_get_more_epochs_and_snippets_keep_the_base():
     assert abs(len(chat) - len(snippets)) < 0.02 * len(snippets)
     assert auto_epochs(5, len(chat), _training_tokens(chat)).value == 5 * MAX_FACTOR
     assert auto_epochs(5, len(snippets), _training_tokens(snippets)).value == 5
+
+
+def test_the_rule_reads_the_training_splits_tokens(toy, monkeypatch):
+    import skattn.training._epochs as rule
+    from skattn.text import TextEncoder
+
+    X, y = toy
+    total = int(TextEncoder().fit(X).encode(X).document_lengths.sum())
+    monkeypatch.setattr(rule, "REFERENCE_TOKENS", total)  # the whole toy corpus: factor 1
+    model = small_self_attentive(max_epochs="auto", validation_fraction=0.25).fit(X, y)
+    chosen = model.choices_["max_epochs"]
+    # A quarter of the documents held out: about 4/3 of the base (5), not the
+    # base (all the tokens counted) and not the cap (documents counted).
+    assert chosen["value"] in (6, 7)
+    assert "180 documents" in chosen["why"]
+
+
+def test_a_tie_is_rounded_half_up():
+    # 8 × 187,600 / 120,064 = 12.5 exactly; Python's round() would give 12.
+    assert auto_epochs(8, 5_000, 120_064).value == 13

@@ -126,7 +126,8 @@ subword_buckets : int or None, default={default}
     "max_epochs": """
 max_epochs : int or "auto", default={default}
     Passes over the training data. "auto": the model's base epochs
-    (classifiers: self-attentive 5, HAN 3; regressors: 8 and 5; tuned on
+    (classifiers: self-attentive 5, HAN 3; regressors: 8 and 5; pair
+    models 8, counting both texts' tokens; rounded half up; tuned on
     sentence_polarity's 8,530 training snippets, 187,600 tokens), scaled up
     for training sets of less text by how many fewer tokens they hold (at
     most 2×; :mod:`skattn.training._epochs`). ``choices_["max_epochs"]`` says
