@@ -2,6 +2,8 @@
 
 import pytest
 
+import skattn.training._epochs as rule
+from skattn.text import TextEncoder
 from skattn.training import auto_epochs
 from skattn.training._epochs import MAX_FACTOR, REFERENCE_DOCUMENTS, REFERENCE_TOKENS
 
@@ -106,9 +108,6 @@ def test_chat_posts_get_more_epochs_and_snippets_keep_the_base():
 
 
 def test_the_rule_reads_the_training_splits_tokens(toy, monkeypatch):
-    import skattn.training._epochs as rule
-    from skattn.text import TextEncoder
-
     X, y = toy
     total = int(TextEncoder().fit(X).encode(X).document_lengths.sum())
     monkeypatch.setattr(rule, "REFERENCE_TOKENS", total)  # the whole toy corpus: factor 1
