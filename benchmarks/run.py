@@ -13,7 +13,11 @@ and at the papers' sizes:
 
 - ``main``: the estimator trains 2 epochs, then a bare PyTorch loop of the
   same modules trains 1 epoch on the same batches in the same process
-  (``bare_loop.py``); training docs/s and tokens/s per epoch, the whole
+  (``bare_loop.py``); for HAN at the papers' sizes, also a plain
+  reproduction of the network, written as public PyTorch reproductions
+  write it (``plain_han.py``: packed and padded GRUs on random batches,
+  packed on the estimator's bucketed batches), 1 epoch each from the
+  fitted weights; training docs/s and tokens/s per epoch, the whole
   fit with its vocabulary/encoding and initial-vector time shown apart,
   inference docs/s, RSS after the first and the last epoch, peak RSS;
 - ``batch``: batch sizes 32, 64 and 128;
@@ -108,6 +112,7 @@ def run_case(case: dict) -> dict:
     import numpy as np
     import torch
     from bare_loop import bare_reference
+    from plain_han import plain_reference
     from skorch.callbacks import Callback
 
     from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier
@@ -175,9 +180,20 @@ def run_case(case: dict) -> dict:
         bare = bare_reference(estimator, X_train, y_train, epochs=1)
         result["bare_docs_per_s"] = n_train / bare[0]
         result["estimator_over_bare"] = result["train_docs_per_s"][-1] / result["bare_docs_per_s"]
+    # The estimator's own peak and CPU time: the plain loops below pad more.
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     usage = resource.getrusage(resource.RUSAGE_SELF)
     result["system_seconds"], result["user_seconds"] = usage.ru_stime, usage.ru_utime
+    if case.get("plain"):
+        variants = {
+            "packed": (True, False),
+            "padded": (False, False),
+            "packed_bucketed": (True, True),
+        }
+        result["plain_docs_per_s"] = {
+            name: n_train / plain_reference(estimator, X_train, y_train, packed=p, bucketed=b)[0]
+            for name, (p, b) in variants.items()
+        }
     np.asarray(0)  # keep numpy imported for the subprocess's JSON floats
     return result
 
@@ -200,7 +216,10 @@ def cases(quick: bool) -> list[dict]:
     suite = []
     for model in ("han", "self_attentive"):
         for config in ("defaults", "paper"):
-            suite.append({"kind": "main", "model": model, "config": config, "bare": True})
+            case = {"kind": "main", "model": model, "config": config, "bare": True}
+            if (model, config) == ("han", "paper"):
+                case["plain"] = True
+            suite.append(case)
     for model, config in (("han", "paper"), ("han", "defaults"), ("self_attentive", "defaults")):
         for batch in (32, 64, 128):
             if batch == batch_size(model, config):
@@ -281,6 +300,18 @@ def markdown(results: list[dict]) -> str:
             f"{r['predict_docs_per_s']:.0f} | {rss[0]:.0f} → {rss[-1]:.0f} | "
             f"{r['peak_rss_mb']:.0f} | {r['system_seconds']:.1f}/{r['user_seconds']:.1f} |"
         )
+    for r in results:
+        if "plain_docs_per_s" in r:
+            steady = r["train_docs_per_s"][-1]
+            lines += [
+                "",
+                f"{r['model']} {r['config']} against a plain reproduction (plain_han.py):",
+            ]
+            lines += [
+                f"- {name.replace('_', ', ')}: {speed:.1f} docs/s (estimator ÷ plain "
+                f"{steady / speed:.2f})"
+                for name, speed in r["plain_docs_per_s"].items()
+            ]
     encode = [r["encode_tokens_per_s"] for r in results]
     lines += [
         "",
@@ -338,6 +369,10 @@ def main() -> None:
             + " / ".join(f"{s:.1f}" for s in result["train_docs_per_s"])
             + " docs/s"
             + (f", bare {result['bare_docs_per_s']:.1f}" if "bare_docs_per_s" in result else "")
+            + "".join(
+                f", plain {name} {speed:.1f}"
+                for name, speed in result.get("plain_docs_per_s", {}).items()
+            )
             + f", peak {result['peak_rss_mb']:.0f} MiB",
             flush=True,
         )

@@ -53,6 +53,8 @@ for name, texts in corpora.items():
 # the training split, with each corpus where its training split falls.
 grid = np.logspace(4, 7, 200)
 fig, ax = plt.subplots(figsize=(7, 3.4))
+# A base of 100 epochs shows the factor itself; a real base is rounded to whole
+# epochs, so a corpus's point (its self-attentive epochs ÷ 5) can sit off the curve.
 ax.plot(grid, [auto_epochs(100, 1, int(t)).value / 100 for t in grid], color="#4c72b0")
 offsets = {"nps_chat": (-110, 12), "TREC": (8, -26)}  # the two points lie close together
 for name, _, tokens, epochs in rows:

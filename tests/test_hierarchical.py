@@ -1,5 +1,8 @@
 """HierarchicalAttentionClassifier: exact masking, the paper's pooling variants, learning."""
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -92,6 +95,43 @@ def small_han():
         random_state=0,
     )
     return clf.fit(X * 4, y * 4)
+
+
+def _benchmark_module(name):
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_network_equals_a_packed_bidirectional_gru_han():
+    """The speed benchmark's plain reproduction is the same function as our network.
+
+    ``benchmarks/plain_han.py`` writes HAN as reproductions do (one
+    bidirectional ``nn.GRU`` per level over packed sequences); loaded with
+    our fitted weights it must give our logits on ragged documents, and its
+    padded shortcut (GRUs over the pads) must not.
+    """
+    plain_han = _benchmark_module("plain_han")
+    X = ["A great film. I loved it a lot.", "Great!", "A bad film. Hated it. Bad.", "Bad!"]
+    clf = HierarchicalAttentionClassifier(
+        sentence_split="punctuation",
+        embedding_dim=8,
+        hidden_size=6,
+        sentence_hidden_size=5,
+        context_dim=4,
+        subword_buckets=None,
+        max_epochs=2,
+        random_state=0,
+    ).fit(X * 4, ["pos", "pos", "neg", "neg"] * 4)
+    batch, _ = clf.to_dataset(X).collate(range(len(X)))
+    with torch.no_grad():
+        ours = clf.net_.module_.eval()(batch["tokens"], batch["lengths"]).logits
+        packed = plain_han.plain_network_from(clf, packed=True).eval()
+        padded = plain_han.plain_network_from(clf, packed=False).eval()
+        torch.testing.assert_close(packed(batch["tokens"], batch["lengths"]), ours)
+        assert not torch.allclose(padded(batch["tokens"], batch["lengths"]), ours, atol=1e-4)
 
 
 def test_one_sentence_one_word_and_too_many_sentences(small_han):
