@@ -145,27 +145,49 @@ def plain_network_from(estimator, packed: bool = True) -> PlainHAN:
     return plain
 
 
+def check_papers_settings(estimator) -> None:
+    """Refuse settings the plain network does not reproduce (it would time another model)."""
+    differences = {
+        "subword_buckets": estimator.subword_buckets,
+        "dropout": estimator.dropout,
+        "pooling": estimator.pooling,
+        "lr_schedule": estimator.lr_schedule,
+        "weight_decay": estimator.weight_decay,
+        "clip_grad_value": estimator.clip_grad_value,
+    }
+    expected = {"pooling": "attention", "lr_schedule": "constant"}
+    wrong = {
+        name: value
+        for name, value in differences.items()
+        if (value != expected[name] if name in expected else bool(value))
+    }
+    if wrong or not isinstance(estimator.optimizer, str):
+        raise ValueError(f"the plain reproduction has no {wrong or estimator.optimizer!r}")
+
+
 def plain_reference(
     estimator, X, y, *, epochs: int = 1, packed: bool = True, bucketed: bool = False
 ) -> list[float]:
     """Epoch times of the plain reproduction trained from ``estimator``'s fitted weights.
 
     ``estimator`` is a fitted ``HierarchicalAttentionClassifier`` at the
-    papers' settings (HN-ATT, no subwords, no dropout). Before timing, the
-    packed network's logits on the first batch must equal the estimator's
-    module's (float32 tolerance), or this raises. ``bucketed``: the
+    papers' settings (HN-ATT, no subwords, no dropout, a constant rate, no
+    weight decay; :func:`check_papers_settings` refuses others). Before
+    timing, the packed network's logits on a batch must equal the
+    estimator's module's on all its inputs (float32 tolerance), or this
+    raises. Each epoch's time is returned: the first pays for the memory
+    allocator's warm-up, as the estimator's first epoch does. ``bucketed``: the
     estimator's own length-bucketed batches instead of random ones (what a
     careful user adds; it isolates the network code from the batching).
     """
+    check_papers_settings(estimator)
     dataset = estimator.to_dataset(X, y)
     module = plain_network_from(estimator, packed=packed)
-    tokens, lengths, _ = next(
-        plain_batches(dataset, estimator.batch_size, np.random.default_rng(0))
-    )
+    batch, _ = dataset.collate(list(range(min(len(dataset), estimator.batch_size))))
     if packed:
-        with torch.no_grad():
-            ours = estimator.net_.module_.eval()(tokens, lengths).logits
-            theirs = module.eval()(tokens, lengths)
+        with torch.no_grad():  # every input the estimator's module trains on
+            ours = estimator.net_.module_.eval()(**batch).logits
+            theirs = module.eval()(batch["tokens"], batch["lengths"])
         if not torch.allclose(ours, theirs, rtol=1e-4, atol=1e-5):
             raise AssertionError(
                 f"the plain network is not the estimator's: max |Δ logit| "

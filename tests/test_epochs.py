@@ -38,6 +38,7 @@ def test_the_text_not_the_document_count_sets_the_factor():
 
 def test_a_tiny_corpus_is_capped_at_twice_the_base():
     assert auto_epochs(5, 10, 50).value == 10
+    assert "× 2.00" in auto_epochs(5, 10, 50).why
     assert auto_epochs(3, 10, 50).value == 6
 
 
@@ -47,7 +48,8 @@ def test_the_factor_is_rounded_to_the_nearest_epoch():
     assert auto_epochs(8, 5_452, 120_000).value == 13
 
 
-# The documented bases (5 self-attentive, 3 HAN) doubled: 240 toy documents hit the cap.
+# The documented bases (5 self-attentive, 3 HAN) doubled: the toy corpus (about 4,000
+# tokens, 46× fewer than the reference) is at the cap.
 @pytest.mark.parametrize("make, epochs", [(small_self_attentive, 10), (small_hierarchical, 6)])
 def test_fit_trains_the_chosen_epochs_and_says_why(make, epochs, toy):
     X, y = toy

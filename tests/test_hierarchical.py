@@ -126,6 +126,7 @@ def test_the_network_equals_a_packed_bidirectional_gru_han():
         random_state=0,
     ).fit(X * 4, ["pos", "pos", "neg", "neg"] * 4)
     batch, _ = clf.to_dataset(X).collate(range(len(X)))
+    clf.net_.module_.chunk_size = 2  # our word level in several length-sorted chunks
     with torch.no_grad():
         ours = clf.net_.module_.eval()(batch["tokens"], batch["lengths"]).logits
         packed = plain_han.plain_network_from(clf, packed=True).eval()
