@@ -36,6 +36,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from skattn.datasets import fetch_movie_reviews, fetch_sentence_polarity
 from skattn.nn import BiRNNEncoder
+from skattn.nn._encoders import inverse_permutation
 from skattn.text import TextEncoder
 
 from _common import report
@@ -103,7 +104,7 @@ def encoders(cell: str, dim: int, hidden: int, chunk: int) -> dict:
             for chunk, lengths in zip(torch.split(x[order], chunk), torch.split(n[order], chunk))
         ]
         states = torch.cat([nn.functional.pad(s, (0, 0, 0, width - s.shape[1])) for s in states])
-        return states[torch.argsort(order)]
+        return states[inverse_permutation(order)]
 
     return {
         "gather": ours,

@@ -135,6 +135,25 @@ def test_the_network_equals_a_packed_bidirectional_gru_han():
         assert not torch.allclose(padded(batch["tokens"], batch["lengths"]), ours, atol=1e-4)
 
 
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {},  # the defaults: subwords, dropout, a one-cycle rate
+        {"freeze_embeddings": True},
+        {"class_weight": "balanced"},
+        {"lr_schedule": "onecycle"},
+        {"pooling": "mean"},
+    ],
+)
+def test_the_plain_reproduction_refuses_settings_it_does_not_have(setting):
+    plain_han = _benchmark_module("plain_han")
+    papers = {"subword_buckets": None, "dropout": 0.0, "lr_schedule": "constant"}
+    plain_han.check_papers_settings(HierarchicalAttentionClassifier(**papers))
+    clf = HierarchicalAttentionClassifier(**({**papers, **setting} if setting else {}))
+    with pytest.raises(ValueError, match="the plain reproduction has no"):
+        plain_han.check_papers_settings(clf)
+
+
 def test_one_sentence_one_word_and_too_many_sentences(small_han):
     docs = ["Great", "Great film.", "One. Two. Three. Four. Five."]
     explained = small_han.explain(docs, method="attention")
