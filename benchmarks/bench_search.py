@@ -31,8 +31,17 @@ Encodings are shared by the fits of a fold in each worker
 (``skattn.estimators._fit_cache``); ``--no-cache`` measures without
 (``SKATTN_FIT_CACHE=0``).
 
+- **landscape** (not timed): every candidate of the grid refitted at the
+  default epochs on the whole training part with three seeds, two fits
+  at a time, and scored on the held-out snippets: how far apart the
+  candidates are, how far one candidate's seeds are, and so whether a
+  search's choice can be told from another's. Each search run in the
+  same process is then scored by its choice's mean over the seeds, and
+  the exhaustive search's CV accuracies are set beside the held-out means
+  (Spearman's rank correlation over the twelve candidates).
+
 Usage: SKATTN_DATA=../shared/data python benchmarks/bench_search.py
-       [--only unit,halving,halving_documents,exhaustive] [--no-cache]
+       [--only unit,halving,halving_documents,exhaustive,landscape] [--no-cache]
 """
 
 from __future__ import annotations
@@ -41,10 +50,18 @@ import argparse
 import os
 import time
 
+import numpy as np
 from bench_training_time import main_split
+from joblib import Parallel, delayed
+from scipy.stats import spearmanr
 from sklearn.base import clone
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
-from sklearn.model_selection import GridSearchCV, HalvingGridSearchCV, StratifiedKFold
+from sklearn.model_selection import (
+    GridSearchCV,
+    HalvingGridSearchCV,
+    ParameterGrid,
+    StratifiedKFold,
+)
 
 from skattn import SelfAttentiveClassifier
 from skattn.estimators import _fit_cache
@@ -69,7 +86,8 @@ def unit_fit(X, y, X_test, y_test) -> float:
     return seconds
 
 
-def run_search(name: str, search, X, y, X_test, y_test, unit: float | None) -> None:
+def run_search(name: str, search, X, y, X_test, y_test, unit: float | None) -> dict:
+    """Fit ``search``, report its cost and its choice; return the chosen parameters."""
     start = time.perf_counter()
     search.fit(X, y)
     seconds = time.perf_counter() - start
@@ -87,6 +105,7 @@ def run_search(name: str, search, X, y, X_test, y_test, unit: float | None) -> N
         report(f"{name}.refit_at_default_epochs_s", time.perf_counter() - start, "s")
         accuracy = 100 * refit.score(X_test, y_test)
         report(f"{name}.refit_at_default_epochs_test_accuracy", accuracy, "%")
+    return {key: search.best_params_[key] for key in GRID}
 
 
 #: Epochs of every candidate while the search over documents ranks them.
@@ -118,11 +137,51 @@ def halving_over_documents(X, y, X_test, y_test, unit: float | None) -> None:
     report(f"{name}.best_cv_accuracy", 100 * search.best_score_, "%")
     report(f"{name}.rungs", f"documents {search.n_resources_}, candidates {search.n_candidates_}")
     report(f"{name}.test_accuracy", 100 * model.score(X_test, y_test), "%")
+    return search.best_params_
+
+
+#: Seeds every candidate is refitted with in the landscape.
+LANDSCAPE_SEEDS = (0, 1, 2)
+
+
+def held_out_accuracy(params: dict, seed: int, X, y, X_test, y_test) -> float:
+    """One candidate at the default epochs, fitted on the whole training part with one thread."""
+    model = SelfAttentiveClassifier(random_state=seed, threads=1, **params).fit(X, y)
+    return 100 * model.score(X_test, y_test)
+
+
+def candidate_name(params: dict) -> str:
+    return ", ".join(f"{key} {params[key]}" for key in GRID)
+
+
+def landscape(X, y, X_test, y_test, choices: dict, cv_scores: dict | None) -> None:
+    """Every candidate's held-out accuracy over seeds; each search's choice scored by its mean."""
+    candidates = list(ParameterGrid(GRID))
+    jobs = [(params, seed) for params in candidates for seed in LANDSCAPE_SEEDS]
+    scores = Parallel(n_jobs=2)(
+        delayed(held_out_accuracy)(params, seed, X, y, X_test, y_test) for params, seed in jobs
+    )
+    by_seed = np.asarray(scores).reshape(len(candidates), len(LANDSCAPE_SEEDS))
+    means = by_seed.mean(axis=1)
+    for params, row, mean in zip(candidates, by_seed, means):
+        runs = ", ".join(f"{score:.2f}" for score in row)
+        cv = f"; CV {100 * cv_scores[candidate_name(params)]:.2f}" if cv_scores else ""
+        report(f"landscape.{candidate_name(params)}", f"{mean:.2f} (seeds {runs}){cv}", "%")
+    report("landscape.candidate_means", f"{means.min():.2f} to {means.max():.2f}", "%")
+    seed_sd = float(np.mean(by_seed.std(axis=1, ddof=1)))
+    report("landscape.seed_sd_mean", seed_sd, "points")
+    report("landscape.candidate_sd", float(means.std(ddof=1)), "points")
+    mean_of = {candidate_name(params): mean for params, mean in zip(candidates, means)}
+    for name, params in choices.items():
+        report(f"landscape.{name}_choice_mean", float(mean_of[candidate_name(params)]), "%")
+    if cv_scores:
+        cv = [cv_scores[candidate_name(params)] for params in candidates]
+        report("landscape.spearman_cv_vs_held_out", float(spearmanr(cv, means).statistic))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="unit,halving,halving_documents,exhaustive")
+    parser.add_argument("--only", default="unit,halving,halving_documents,exhaustive,landscape")
     parser.add_argument("--no-cache", action="store_true")
     args = parser.parse_args()
     if args.no_cache:
@@ -132,6 +191,7 @@ def main() -> None:
     X, y, X_test, y_test = main_split()
     unit = unit_fit(X, y, X_test, y_test) if "unit" in only else None
     base = SelfAttentiveClassifier(random_state=0)
+    choices, cv_scores = {}, None
     if "halving" in only:
         halving = HalvingGridSearchCV(
             base.set_params(max_epochs=1),
@@ -144,12 +204,21 @@ def main() -> None:
             n_jobs=2,
             random_state=0,
         )
-        run_search("halving", halving, X, y, X_test, y_test, unit)
+        choices["halving"] = run_search("halving", halving, X, y, X_test, y_test, unit)
     if "halving_documents" in only:
-        halving_over_documents(X, y, X_test, y_test, unit)
+        choices["halving_documents"] = halving_over_documents(X, y, X_test, y_test, unit)
     if "exhaustive" in only:
         exhaustive = GridSearchCV(SelfAttentiveClassifier(random_state=0), GRID, cv=FOLDS, n_jobs=2)
-        run_search("exhaustive", exhaustive, X, y, X_test, y_test, unit)
+        choices["exhaustive"] = run_search("exhaustive", exhaustive, X, y, X_test, y_test, unit)
+        results = exhaustive.cv_results_
+        cv_scores = {
+            candidate_name(params): score
+            for params, score in zip(results["params"], results["mean_test_score"])
+        }
+    if "landscape" in only:
+        defaults = SelfAttentiveClassifier().get_params()
+        choices["defaults"] = {key: defaults[key] for key in GRID}
+        landscape(X, y, X_test, y_test, choices, cv_scores)
     report("peak_rss_mb", peak_rss_mb(), "MiB")
 
 

@@ -5,6 +5,9 @@ import pytest
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import Pipeline
+from threadpoolctl import threadpool_limits
+
+from skattn.estimators._fit_cache import fit_data_cache
 
 from estimators import GRIDS, SMALL_ESTIMATORS
 
@@ -31,6 +34,26 @@ def test_same_random_state_gives_identical_models(make, polarity_small):
     c = make(random_state=4).fit(X, y).predict_proba(X)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
+
+
+def test_a_fit_gives_the_same_model_whatever_the_blas_threads_of_its_process(make, polarity):
+    """A joblib worker (BLAS on one thread) and the main process (BLAS on every core) fit alike.
+
+    The small models start from PPMI vectors, whose SVD rounds differently on
+    one BLAS thread and on two (here, with 2,400 snippets' vocabulary) unless
+    ``fit`` holds BLAS to ``threads``.
+    """
+    X, y = polarity
+    sample = np.random.RandomState(0).permutation(len(X))[:2400]
+    X, y = [X[i] for i in sample], y[sample]
+    probabilities = []
+    for blas in (1, 2):
+        fit_data_cache.clear()  # vectors made anew each time, not shared by the two fits
+        with threadpool_limits(limits=blas, user_api="blas"):
+            model = make(max_epochs=1).fit(X, y)
+        assert model.choices_["embeddings"]["value"] == "ppmi"
+        probabilities.append(model.predict_proba(X[:300]))
+    np.testing.assert_array_equal(probabilities[0], probabilities[1])
 
 
 def test_sample_weight_shifts_predictions(make, polarity_small):

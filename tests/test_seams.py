@@ -7,10 +7,11 @@ import zipfile
 import numpy as np
 import pytest
 import torch
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from skattn import SelfAttentiveEmbedder, load, save
 from skattn.training import NetConfig
-from skattn.utils._runtime import torch_threads
+from skattn.utils._runtime import blas_threads, torch_threads
 
 from estimators import SMALL_ESTIMATORS, small_self_attentive
 
@@ -81,6 +82,29 @@ def test_a_file_written_by_the_learning_rate_search_loads_with_the_chosen_rate(
     restored = load(path)
     assert restored.lr == chosen
     np.testing.assert_array_equal(restored.predict_proba(toy[0]), fitted.predict_proba(toy[0]))
+
+
+def _blas_thread_counts() -> set[int]:
+    return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+
+
+def test_blas_blocks_hold_the_count_until_the_last_closes_then_put_it_back():
+    """Two overlapping BLAS blocks: the count is theirs inside, the one found before after both."""
+    if not _blas_thread_counts():
+        pytest.skip("no BLAS library that threadpoolctl can see")
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_thread_counts()
+        first, second = blas_threads(1), blas_threads(1)
+        first.__enter__()
+        second.__enter__()
+        first.__exit__(None, None, None)
+        still_held = _blas_thread_counts()
+        second.__exit__(None, None, None)
+        after = _blas_thread_counts()
+        with blas_threads(None):
+            untouched = _blas_thread_counts()
+    assert still_held == {1}
+    assert after == before == untouched
 
 
 @pytest.mark.parametrize("first", ["one", "two"])

@@ -85,7 +85,7 @@ from skattn.training._net import (
 )
 from skattn.utils._memory import release_free_memory, release_mapped_pages
 from skattn.utils._params import validate_params
-from skattn.utils._runtime import resolve_device, seeded, torch_threads
+from skattn.utils._runtime import blas_threads, resolve_device, seeded, torch_threads
 from skattn.utils._validation import (
     as_label_array,
     check_same_length,
@@ -303,6 +303,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
     def _enter_fit_context(self, stack: contextlib.ExitStack, seed: int):
         """Threads and seed for the length of ``fit``; the folder of memory-mapped ids."""
         stack.enter_context(torch_threads(self.threads))
+        stack.enter_context(blas_threads(self.threads))
         stack.enter_context(seeded(seed, self._device()))
         if self.memmap_dir is None:
             return None
@@ -372,12 +373,14 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
             return _Vectors(None, self.embedding_coverage_, dict(self.choices_))
         key, environment = cache_key, choice_inputs(self.embeddings)
         if key is not None and environment is not None:
-            # What the vectors depend on beyond the documents and the encoder.
+            # What the vectors depend on beyond the documents and the encoder
+            # (their SVD's rounding, on the BLAS threads: ``threads``).
             key += "|" + parameters_key(
                 {
                     "embeddings": self.embeddings,
                     "dim": self.embedding_dim,
                     "seed": seed,
+                    "threads": self.threads,
                     "environment": environment,
                 }
             )

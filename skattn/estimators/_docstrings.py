@@ -282,12 +282,14 @@ accelerator : accelerate.Accelerator or None, default={default}
 """,
     "threads": """
 threads : int or None, default={default}
-    PyTorch intra-op threads during fit and inference, restored afterwards.
-    PyTorch's setting is process-wide: while several skattn calls run at
-    once in threads, the process uses the smallest count any of them asked
-    for (none waits for another). 1 avoids oversubscribing the cores in
-    parallel searches and on loaded machines; None leaves PyTorch's setting
-    alone.
+    PyTorch intra-op threads during fit and inference, and the BLAS threads
+    of numpy and SciPy during fit (the initial vectors' SVD), restored
+    afterwards: the same fit gives the same model in a joblib worker, in
+    the main process and on a machine with more cores. PyTorch's setting
+    is process-wide: while several skattn calls run at once in threads,
+    the process uses the smallest count any of them asked for (none waits
+    for another). 1 avoids oversubscribing the cores in parallel searches
+    and on loaded machines; None leaves both settings alone.
 """,
     "random_state": """
 random_state : int, RandomState or None, default={default}

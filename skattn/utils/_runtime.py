@@ -2,11 +2,12 @@
 
 - :func:`resolve_device` checks a device name before any work starts;
 - :func:`torch_threads` runs a block with a thread count and restores it;
+- :func:`blas_threads` does the same for the BLAS numpy and SciPy call;
 - :func:`seeded` seeds PyTorch's generators for a block and restores them.
 
-Each leaves PyTorch's global state as it found it. This module depends on
-PyTorch only, so every layer of the package (and persistence, above the
-estimators) can use it.
+Each leaves the global state as it found it. This module depends on
+PyTorch and threadpoolctl (a dependency of scikit-learn) only, so every
+layer of the package (and persistence, above the estimators) can use it.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import threading
 from collections.abc import Iterator
 
 import torch
+from threadpoolctl import threadpool_limits
 
-__all__ = ["available_devices", "resolve_device", "seeded", "torch_threads"]
+__all__ = ["available_devices", "blas_threads", "resolve_device", "seeded", "torch_threads"]
 
 
 def available_devices() -> list[str]:
@@ -171,6 +173,66 @@ def torch_threads(threads: int | None) -> Iterator[None]:
         yield
     finally:
         _REQUESTS.leave()
+
+
+class _BlasLimit:
+    """The BLAS thread limit of the blocks running now: the first sets it, the last restores it.
+
+    BLAS libraries keep one thread count per process, so overlapping blocks
+    share the first one's count (skattn's are all ``threads``).
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._active = 0
+        self._limiter = None
+
+    def enter(self, threads: int) -> None:
+        with self._lock:
+            if self._active == 0:
+                self._limiter = threadpool_limits(limits=threads, user_api="blas")
+            self._active += 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self._active -= 1
+            if self._active == 0:
+                self._limiter.restore_original_limits()
+                self._limiter = None
+
+
+_BLAS = _BlasLimit()
+
+
+@contextlib.contextmanager
+def blas_threads(threads: int | None) -> Iterator[None]:
+    """Run a block with ``threads`` BLAS threads (numpy's and SciPy's), then restore.
+
+    The initial word vectors of a fit come from BLAS products (the SVD of
+    the PPMI matrix), whose rounding depends on how many threads share them:
+    without a limit, the same fit gives another model in a process whose
+    BLAS has another thread count (a joblib worker, a machine with more
+    cores, ``OMP_NUM_THREADS`` set). ``threads=None`` leaves BLAS alone.
+
+    Parameters
+    ----------
+    threads : int or None
+
+    Examples
+    --------
+    >>> from threadpoolctl import threadpool_info
+    >>> with blas_threads(1):
+    ...     {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+    {1}
+    """
+    if threads is None:
+        yield
+        return
+    _BLAS.enter(threads)
+    try:
+        yield
+    finally:
+        _BLAS.leave()
 
 
 @contextlib.contextmanager
