@@ -1,17 +1,18 @@
 """The seams between layers: load's keywords, one model per fit, threads, inference iterators."""
 
 import json
+import subprocess
+import sys
 import threading
 import zipfile
 
 import numpy as np
 import pytest
 import torch
-from threadpoolctl import threadpool_info, threadpool_limits
 
 from skattn import SelfAttentiveEmbedder, load, save
 from skattn.training import NetConfig
-from skattn.utils._runtime import blas_threads, torch_threads
+from skattn.utils._runtime import torch_threads
 
 from estimators import SMALL_ESTIMATORS, small_self_attentive
 
@@ -84,27 +85,61 @@ def test_a_file_written_by_the_learning_rate_search_loads_with_the_chosen_rate(
     np.testing.assert_array_equal(restored.predict_proba(toy[0]), fitted.predict_proba(toy[0]))
 
 
-def _blas_thread_counts() -> set[int]:
-    return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+#: Two threads' BLAS blocks, in a fresh interpreter: OpenBLAS ignores a count set from
+#: another thread once the main thread has set one, as earlier tests of this process do.
+_TWO_BLAS_BLOCKS = """
+import json, threading
+from skattn.utils._runtime import blas_thread_counts, blas_threads
+
+first_in, release, second_in = (threading.Event() for _ in range(3))
+seen = {}
+before = blas_thread_counts()
+top = max(before, default=1)
+
+def first():
+    with blas_threads(1):
+        seen["first"] = sorted(set(blas_thread_counts()))
+        first_in.set()
+        release.wait(10)
+
+def second():
+    first_in.wait(10)
+    with blas_threads(top):
+        second_in.set()
+        seen["second"] = sorted(set(blas_thread_counts()))
+
+workers = [threading.Thread(target=first), threading.Thread(target=second)]
+for worker in workers:
+    worker.start()
+first_in.wait(10)
+waited = not second_in.wait(0.3)  # the second block cannot open while the first holds
+release.set()
+for worker in workers:
+    worker.join(timeout=20)
+after = blas_thread_counts()
+try:
+    with blas_threads(1):
+        raise RuntimeError("a failing block")
+except RuntimeError:
+    pass
+print(json.dumps({"seen": seen, "top": top, "waited": waited, "restored": after == before,
+                  "restored_after_failure": blas_thread_counts() == before,
+                  "visible": bool(before)}))
+"""
 
 
-def test_blas_blocks_hold_the_count_until_the_last_closes_then_put_it_back():
-    """Two overlapping BLAS blocks: the count is theirs inside, the one found before after both."""
-    if not _blas_thread_counts():
+def test_blas_blocks_take_turns_each_with_its_own_count_and_put_the_count_back():
+    """A block on 1 thread holds BLAS; a block on the process's count in another thread waits."""
+    done = subprocess.run(
+        [sys.executable, "-c", _TWO_BLAS_BLOCKS], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if not result["visible"]:
         pytest.skip("no BLAS library that threadpoolctl can see")
-    with threadpool_limits(limits=2, user_api="blas"):
-        before = _blas_thread_counts()
-        first, second = blas_threads(1), blas_threads(1)
-        first.__enter__()
-        second.__enter__()
-        first.__exit__(None, None, None)
-        still_held = _blas_thread_counts()
-        second.__exit__(None, None, None)
-        after = _blas_thread_counts()
-        with blas_threads(None):
-            untouched = _blas_thread_counts()
-    assert still_held == {1}
-    assert after == before == untouched
+    assert result["waited"]
+    assert result["seen"] == {"first": [1], "second": [result["top"]]}
+    assert result["restored"] and result["restored_after_failure"]
 
 
 @pytest.mark.parametrize("first", ["one", "two"])

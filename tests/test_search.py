@@ -6,6 +6,7 @@ import pytest
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import HalvingGridSearchCV, StratifiedKFold
 
+from skattn.estimators._base import AttentionEstimatorBase
 from skattn.estimators._fit_cache import FitDataCache, _corpus_arrays, fit_data_cache
 from skattn.text import TextEncoder
 
@@ -55,6 +56,24 @@ def test_other_documents_or_text_parameters_are_encoded_anew(polarity_small, enc
     small_self_attentive().fit(X[::-1], y[::-1])  # the same documents, in another order
     small_self_attentive(attention_hops=3, max_epochs=1).fit(X, y)  # a network setting only
     assert encodings_counted == [2, 1, 2, 2]
+
+
+def test_initial_vectors_are_made_anew_for_other_blas_threads(polarity_small, monkeypatch):
+    """The vectors' rounding depends on the BLAS threads they are made with: so does their key."""
+    made = []
+    new_vectors = AttentionEstimatorBase._new_vectors
+
+    def counted(self, *args, **kwargs):
+        made.append(self.threads)
+        return new_vectors(self, *args, **kwargs)
+
+    monkeypatch.setattr(AttentionEstimatorBase, "_new_vectors", counted)
+    fit_data_cache.clear()
+    X, y = polarity_small
+    for threads in (1, 1, 2, None, None):
+        small_self_attentive(threads=threads, max_epochs=1).fit(X, y)
+    fit_data_cache.clear()
+    assert made == [1, 2, None]
 
 
 def test_a_fitted_model_shares_nothing_it_could_change_with_later_fits(

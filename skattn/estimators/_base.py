@@ -85,7 +85,13 @@ from skattn.training._net import (
 )
 from skattn.utils._memory import release_free_memory, release_mapped_pages
 from skattn.utils._params import validate_params
-from skattn.utils._runtime import blas_threads, resolve_device, seeded, torch_threads
+from skattn.utils._runtime import (
+    blas_thread_counts,
+    blas_threads,
+    resolve_device,
+    seeded,
+    torch_threads,
+)
 from skattn.utils._validation import (
     as_label_array,
     check_same_length,
@@ -303,7 +309,6 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
     def _enter_fit_context(self, stack: contextlib.ExitStack, seed: int):
         """Threads and seed for the length of ``fit``; the folder of memory-mapped ids."""
         stack.enter_context(torch_threads(self.threads))
-        stack.enter_context(blas_threads(self.threads))
         stack.enter_context(seeded(seed, self._device()))
         if self.memmap_dir is None:
             return None
@@ -374,13 +379,14 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         key, environment = cache_key, choice_inputs(self.embeddings)
         if key is not None and environment is not None:
             # What the vectors depend on beyond the documents and the encoder
-            # (their SVD's rounding, on the BLAS threads: ``threads``).
+            # (their SVD's rounding, on the BLAS threads they are made with).
+            blas = self.threads if self.threads is not None else blas_thread_counts()
             key += "|" + parameters_key(
                 {
                     "embeddings": self.embeddings,
                     "dim": self.embedding_dim,
                     "seed": seed,
-                    "threads": self.threads,
+                    "blas_threads": blas,
                     "environment": environment,
                 }
             )
@@ -390,7 +396,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
                 return found
         else:
             key = None
-        with warnings.catch_warnings(record=True) as said:
+        with warnings.catch_warnings(record=True) as said, blas_threads(self.threads):
             vectors = self._new_vectors(encoder, X, corpus, order, seed)
         for warning in said:
             warnings.warn_explicit(

@@ -282,10 +282,11 @@ accelerator : accelerate.Accelerator or None, default={default}
 """,
     "threads": """
 threads : int or None, default={default}
-    PyTorch intra-op threads during fit and inference, and the BLAS threads
-    of numpy and SciPy during fit (the initial vectors' SVD), restored
-    afterwards: the same fit gives the same model in a joblib worker, in
-    the main process and on a machine with more cores. PyTorch's setting
+    PyTorch intra-op threads during fit and inference, and numpy's and
+    SciPy's BLAS threads while a fit computes its initial vectors (their
+    SVD; one fit of the process at a time), restored afterwards: on one
+    machine, the same fit gives the same model in a joblib worker and in
+    the main process. PyTorch's setting
     is process-wide: while several skattn calls run at once in threads,
     the process uses the smallest count any of them asked for (none waits
     for another). 1 avoids oversubscribing the cores in parallel searches

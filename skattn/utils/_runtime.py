@@ -2,7 +2,7 @@
 
 - :func:`resolve_device` checks a device name before any work starts;
 - :func:`torch_threads` runs a block with a thread count and restores it;
-- :func:`blas_threads` does the same for the BLAS numpy and SciPy call;
+- :func:`blas_threads` does the same for numpy's and SciPy's BLAS;
 - :func:`seeded` seeds PyTorch's generators for a block and restores them.
 
 Each leaves the global state as it found it. This module depends on
@@ -17,9 +17,16 @@ import threading
 from collections.abc import Iterator
 
 import torch
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_info, threadpool_limits
 
-__all__ = ["available_devices", "blas_threads", "resolve_device", "seeded", "torch_threads"]
+__all__ = [
+    "available_devices",
+    "blas_thread_counts",
+    "blas_threads",
+    "resolve_device",
+    "seeded",
+    "torch_threads",
+]
 
 
 def available_devices() -> list[str]:
@@ -175,64 +182,58 @@ def torch_threads(threads: int | None) -> Iterator[None]:
         _REQUESTS.leave()
 
 
-class _BlasLimit:
-    """The BLAS thread limit of the blocks running now: the first sets it, the last restores it.
+#: BLAS keeps one thread count per process: one block at a time may set it.
+_BLAS_LOCK = threading.RLock()
 
-    BLAS libraries keep one thread count per process, so overlapping blocks
-    share the first one's count (skattn's are all ``threads``).
+
+def blas_thread_counts() -> tuple[int, ...]:
+    """The thread counts of the BLAS libraries loaded in this process, as threadpoolctl sees them.
+
+    Returns
+    -------
+    tuple of int
+        Empty where threadpoolctl sees no BLAS (numpy built on a library
+        it does not know).
+
+    Examples
+    --------
+    >>> all(count >= 1 for count in blas_thread_counts())
+    True
     """
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._active = 0
-        self._limiter = None
-
-    def enter(self, threads: int) -> None:
-        with self._lock:
-            if self._active == 0:
-                self._limiter = threadpool_limits(limits=threads, user_api="blas")
-            self._active += 1
-
-    def leave(self) -> None:
-        with self._lock:
-            self._active -= 1
-            if self._active == 0:
-                self._limiter.restore_original_limits()
-                self._limiter = None
-
-
-_BLAS = _BlasLimit()
+    return tuple(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
 
 
 @contextlib.contextmanager
 def blas_threads(threads: int | None) -> Iterator[None]:
     """Run a block with ``threads`` BLAS threads (numpy's and SciPy's), then restore.
 
-    The initial word vectors of a fit come from BLAS products (the SVD of
-    the PPMI matrix), whose rounding depends on how many threads share them:
+    A fit's initial word vectors come from BLAS products (the SVD of the
+    PPMI matrix), whose rounding depends on how many threads share them:
     without a limit, the same fit gives another model in a process whose
-    BLAS has another thread count (a joblib worker, a machine with more
-    cores, ``OMP_NUM_THREADS`` set). ``threads=None`` leaves BLAS alone.
+    BLAS has another thread count (a joblib worker against the main
+    process, ``OMP_NUM_THREADS`` set). BLAS keeps one count per process,
+    so blocks in other threads wait while one runs: keep blocks short
+    (skattn runs only the initial vectors in one). OpenBLAS ignores a
+    count set from another thread once the main thread has set one: there,
+    a block outside the main thread runs on the process's count.
 
     Parameters
     ----------
     threads : int or None
+        BLAS threads for the block; None leaves BLAS alone (and takes no
+        turn).
 
     Examples
     --------
-    >>> from threadpoolctl import threadpool_info
     >>> with blas_threads(1):
-    ...     {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
-    {1}
+    ...     set(blas_thread_counts()) <= {1}
+    True
     """
     if threads is None:
         yield
         return
-    _BLAS.enter(threads)
-    try:
+    with _BLAS_LOCK, threadpool_limits(limits=threads, user_api="blas"):
         yield
-    finally:
-        _BLAS.leave()
 
 
 @contextlib.contextmanager
