@@ -7,7 +7,10 @@ default 50,000 subword buckets, with 20,000 and 10,000, without subwords
 (its weights never get a gradient, so no dense gradient is filled,
 clipped or stepped by Adam; the forward pass still reads it, and the
 model does not learn its subwords: a bound on what any cheaper update of
-the table could save, not a model to use). The configurations take turns,
+the table could save, not a model to use), and with the table trained for
+the first half of the epochs only (**half**: frozen from epoch
+⌈E/2⌉ + 1 of E on; a probe of a cheaper schedule for the table, not a
+setting of the package). The configurations take turns,
 ``--repeats`` times, in one process (after a warm-up fit that reads the
 word vectors); the median wall time and the held-out accuracy of each
 are reported (the accuracy is the last repeat's; fits are
@@ -19,12 +22,13 @@ cross-validation inside the training part (RESULTS.md, *Training
 time*, "Where the rest of the time is").
 
 Usage: SKATTN_DATA=../shared/data python benchmarks/bench_subword_cost.py
-       [--models self_attentive,han] [--repeats 3]
+       [--models self_attentive,han] [--repeats 3] [--configs buckets_50000,half_50000]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
 
@@ -43,6 +47,7 @@ CONFIGS = {
     "buckets_10000": {"subword_buckets": 10_000},
     "no_subwords": {"subword_buckets": None},
     "frozen_50000": {"subword_buckets": 50_000},
+    "half_50000": {"subword_buckets": 50_000},
 }
 
 
@@ -55,10 +60,24 @@ class FreezeSubwordTables(Callback):
                 module.bag.weight.requires_grad_(False)
 
 
+class FreezeSubwordTablesAtHalf(FreezeSubwordTables):
+    """Let the subword tables learn for the first ⌈E/2⌉ of the E epochs, then stop them."""
+
+    def on_train_begin(self, net, **kwargs):
+        pass
+
+    def on_epoch_begin(self, net, **kwargs):
+        if len(net.history) == math.ceil(net.max_epochs / 2) + 1:
+            super().on_train_begin(net, **kwargs)
+
+
+FREEZERS = {"frozen_50000": FreezeSubwordTables, "half_50000": FreezeSubwordTablesAtHalf}
+
+
 def fit_seconds(cls, config: str, data) -> tuple[float, float]:
     """Wall time of one fit in ``config`` and its held-out accuracy (%)."""
     X, y, X_test, y_test = data
-    frozen = [("freeze", FreezeSubwordTables())] if config.startswith("frozen") else None
+    frozen = [("freeze", FREEZERS[config]())] if config in FREEZERS else None
     model = cls(random_state=0, callbacks=frozen, **CONFIGS[config])
     start = time.perf_counter()
     model.fit(X, y)
@@ -70,19 +89,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="self_attentive,han")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--configs", default=",".join(CONFIGS), help="comma-separated; the first is the base"
+    )
     args = parser.parse_args()
+    configs = args.configs.split(",")
     data = main_split()
     for name in args.models.split(","):
         cls = MODELS[name]
         cls(random_state=0, max_epochs=1).fit(data[0][:500], data[1][:500])  # warm-up
-        times = {config: [] for config in CONFIGS}
+        times = {config: [] for config in configs}
         accuracy = {}
         for _ in range(args.repeats):
-            for config in CONFIGS:
+            for config in configs:
                 seconds, accuracy[config] = fit_seconds(cls, config, data)
                 times[config].append(seconds)
-        base = statistics.median(times["buckets_50000"])
-        for config in CONFIGS:
+        base = statistics.median(times[configs[0]])
+        for config in configs:
             median = statistics.median(times[config])
             report(f"{name}.{config}.fit_s", median, "s")
             report(f"{name}.{config}.runs", ", ".join(f"{t:.1f}" for t in times[config]))
