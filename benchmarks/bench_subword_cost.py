@@ -94,6 +94,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     configs = args.configs.split(",")
+    unknown = sorted(set(configs) - set(CONFIGS))
+    if unknown or len(set(configs)) != len(configs):
+        parser.error(f"--configs: each once, from {', '.join(CONFIGS)}; got {args.configs!r}")
     data = main_split()
     for name in args.models.split(","):
         cls = MODELS[name]
@@ -109,7 +112,7 @@ def main() -> None:
             median = statistics.median(times[config])
             report(f"{name}.{config}.fit_s", median, "s")
             report(f"{name}.{config}.runs", ", ".join(f"{t:.1f}" for t in times[config]))
-            report(f"{name}.{config}.share_of_default", median / base, "x")
+            report(f"{name}.{config}.share_of_{configs[0]}", median / base, "x")
             report(f"{name}.{config}.test_accuracy", accuracy[config], "%")
 
 
