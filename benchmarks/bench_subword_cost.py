@@ -51,24 +51,27 @@ CONFIGS = {
 }
 
 
+def freeze_subword_tables(net) -> None:
+    """Stop every subword table of ``net``'s module from learning."""
+    for module in net.module_.modules():
+        if isinstance(module, SubwordEmbedding):
+            module.bag.weight.requires_grad_(False)
+
+
 class FreezeSubwordTables(Callback):
     """Stop every subword table from learning before the first epoch."""
 
     def on_train_begin(self, net, **kwargs):
-        for module in net.module_.modules():
-            if isinstance(module, SubwordEmbedding):
-                module.bag.weight.requires_grad_(False)
+        freeze_subword_tables(net)
 
 
-class FreezeSubwordTablesAtHalf(FreezeSubwordTables):
+class FreezeSubwordTablesAtHalf(Callback):
     """Let the subword tables learn for the first ⌈E/2⌉ of the E epochs, then stop them."""
 
-    def on_train_begin(self, net, **kwargs):
-        pass
-
     def on_epoch_begin(self, net, **kwargs):
+        # skorch adds this epoch's history row before the callbacks run.
         if len(net.history) == math.ceil(net.max_epochs / 2) + 1:
-            super().on_train_begin(net, **kwargs)
+            freeze_subword_tables(net)
 
 
 FREEZERS = {"frozen_50000": FreezeSubwordTables, "half_50000": FreezeSubwordTablesAtHalf}
