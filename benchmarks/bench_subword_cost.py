@@ -41,14 +41,6 @@ from skattn.nn import SubwordEmbedding
 from _common import report
 
 MODELS = {"self_attentive": SelfAttentiveClassifier, "han": HierarchicalAttentionClassifier}
-CONFIGS = {
-    "buckets_50000": {"subword_buckets": 50_000},
-    "buckets_20000": {"subword_buckets": 20_000},
-    "buckets_10000": {"subword_buckets": 10_000},
-    "no_subwords": {"subword_buckets": None},
-    "frozen_50000": {"subword_buckets": 50_000},
-    "half_50000": {"subword_buckets": 50_000},
-}
 
 
 def freeze_subword_tables(net) -> None:
@@ -74,14 +66,24 @@ class FreezeSubwordTablesAtHalf(Callback):
             freeze_subword_tables(net)
 
 
-FREEZERS = {"frozen_50000": FreezeSubwordTables, "half_50000": FreezeSubwordTablesAtHalf}
+#: Each configuration: its ``subword_buckets`` and the callback that freezes
+#: the table (None: the table learns throughout).
+CONFIGS = {
+    "buckets_50000": (50_000, None),
+    "buckets_20000": (20_000, None),
+    "buckets_10000": (10_000, None),
+    "no_subwords": (None, None),
+    "frozen_50000": (50_000, FreezeSubwordTables),
+    "half_50000": (50_000, FreezeSubwordTablesAtHalf),
+}
 
 
 def fit_seconds(cls, config: str, data) -> tuple[float, float]:
     """Wall time of one fit in ``config`` and its held-out accuracy (%)."""
     X, y, X_test, y_test = data
-    frozen = [("freeze", FREEZERS[config]())] if config in FREEZERS else None
-    model = cls(random_state=0, callbacks=frozen, **CONFIGS[config])
+    buckets, freezer = CONFIGS[config]
+    callbacks = [("freeze", freezer())] if freezer else None
+    model = cls(random_state=0, subword_buckets=buckets, callbacks=callbacks)
     start = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - start
