@@ -113,6 +113,7 @@ FIXED = [
     "zero\u200dwidth\u200b good \ufeff",
     "x" * 10_000 + " bad",
     "привет фильм مرحبا 好看 😀 good filmфильм",
+    "हिन्दी फ़िल्म अच्छी मُحَمَّد cafe\u0301",  # words with combining marks
     "",
     "  \t\n ",
     "\ud83c\udfac great film",

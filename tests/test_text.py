@@ -1,9 +1,13 @@
 import dataclasses
+import re
+import sys
+import unicodedata
 
 import numpy as np
 import pytest
 
 from skattn.text import EMPTY_ID, PAD_ID, UNK_ID, TextEncoder, split_sentences
+from skattn.text._marks import COMBINING_MARKS
 
 
 def test_vocabulary_respects_min_count_and_max_vocab_with_distinct_reserved_ids():
@@ -125,3 +129,35 @@ def test_encode_can_return_the_tokens_it_kept():
     corpus, tokens = enc.encode(["a b. c", "zz"], return_tokens=True)
     assert tokens == enc.tokenize(["a b. c", "zz"]) == [[["a", "b"]], [["zz"]]]
     assert [enc.id_to_token_[i] for i in corpus.document(1)] == ["<unk>"]
+
+
+#: Words whose combining marks ``\w`` does not match: Hindi (vowel signs,
+#: virama, nukta), vowel-pointed Arabic and Hebrew, Bengali, Tamil, and Latin
+#: in decomposed form (NFD), which macOS file names and some exports use.
+MARKED_WORDS = [
+    "हिन्दी फ़िल्म बहुत अच्छी है",
+    "مُحَمَّد رائع جِدًّا",
+    "שָׁלוֹם עוֹלָם",
+    "সিনেমাটি ভালো",
+    "படம் நன்றாக இருந்தது",
+    unicodedata.normalize("NFD", "tiếng việt café naïve"),
+]
+
+
+@pytest.mark.parametrize("text", MARKED_WORDS)
+def test_the_default_pattern_keeps_words_with_combining_marks_whole(text):
+    # No punctuation in these texts: the words are what white space separates.
+    assert TextEncoder().build_analyzer()(text) == text.lower().split()
+
+
+def test_combining_marks_table_is_unicodes_marks():
+    marks = re.compile(f"[{COMBINING_MARKS}]")
+    in_table = {c for c in range(sys.maxunicode + 1) if marks.match(chr(c))}
+    in_database = {
+        c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)).startswith("M")
+    }
+    # A code point's category does not change once assigned; a newer
+    # database only adds marks.
+    assert in_table <= in_database
+    if unicodedata.unidata_version == "14.0.0":
+        assert in_table == in_database

@@ -32,7 +32,7 @@ trained and blank documents are encoded as ``<unk>`` instead.
 ``EncodedCorpus.n_blank`` counts them.
 
 Any script: the default token pattern keeps words of space-separated
-scripts whole and makes every ideograph and kana character (Chinese,
+scripts whole, combining marks included, and makes every ideograph and kana character (Chinese,
 Japanese) a token of its own, as multilingual tokenizers do; sentence
 splitting knows the terminators of CJK (。！？), Devanagari (। ॥), Arabic
 (؟ ۔) and other scripts. Built-in tokenizers can be chosen by name
@@ -55,6 +55,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.utils.validation import check_is_fitted
 
+from skattn.text._marks import COMBINING_MARKS
 from skattn.text._streaming import DEFAULT_CHUNK_SIZE, in_stream, iter_chunks
 from skattn.text._subwords import subword_table
 from skattn.text._truncation import truncate
@@ -81,11 +82,15 @@ _IDEOGRAPHIC = (
     "\uff66-\uff9f\U00020000-\U0003134f"
 )
 
+#: A word: letters and digits with the combining marks inside it (Hindi's
+#: vowel signs, Arabic's and Hebrew's points, decomposed accents), which
+#: ``\w`` alone does not match. Written as runs so that a word without marks
+#: costs one character-class scan.
+_WORD = rf"[^\W{_IDEOGRAPHIC}]+(?:[{COMBINING_MARKS}]+[^\W{_IDEOGRAPHIC}]*)*"
+
 #: Words (with an inner apostrophe), single ideographs or kana, and single
 #: punctuation marks: sentiment lives in "!" and "?" too.
-DEFAULT_TOKEN_PATTERN = (
-    rf"(?u)[{_IDEOGRAPHIC}]|[^\W{_IDEOGRAPHIC}]+(?:'[^\W{_IDEOGRAPHIC}]+)?|[^\w\s]"
-)
+DEFAULT_TOKEN_PATTERN = rf"(?u)[{_IDEOGRAPHIC}]|{_WORD}(?:'{_WORD})?|[^\w\s]"
 
 #: Sentence ends: after . ! ? ؟ ۔ followed by white space; after the
 #: full-width and other scripts' terminators (written without a following
