@@ -86,6 +86,11 @@ CATALOGUE = {
     "class_weight of an unknown label": case(
         params={"class_weight": {"meh": 2.0}}, match=r"class_weight names labels.*\['meh'\]"
     ),
+    "early stopping with a one-document class": case(
+        y=["pos", "pos", "pos", "neg"],
+        params={"early_stopping": True},
+        match=r"validation_fraction=0\.1.*one document: \['neg'\]",
+    ),
     "missing vectors file": case(
         params={"embeddings": "/no/such/vectors.txt"},
         error=FileNotFoundError,

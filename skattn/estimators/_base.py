@@ -494,12 +494,13 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
             fraction = 0.1
         if fraction is None:
             return dataset.subset(order), None
-        train_idx, valid_idx = train_test_split(
-            order,
-            test_size=fraction,
-            stratify=dataset.labels[order] if task.net_task == "classification" else None,
-            random_state=seed,
-        )
+        stratify = dataset.labels[order] if task.net_task == "classification" else None
+        try:
+            train_idx, valid_idx = train_test_split(
+                order, test_size=fraction, stratify=stratify, random_state=seed
+            )
+        except ValueError as error:
+            raise ValueError(_validation_split_message(fraction, stratify, task, error)) from error
         valid = dataset.subset(valid_idx)
         # Scored every epoch: length-sorted, its batches pad least.
         return dataset.subset(train_idx), valid.subset(valid.length_order())
@@ -1202,3 +1203,19 @@ def _check_same_network(fitted: dict, built: dict) -> None:
             "hops, label_hops, pooling, …) must keep the values of the first fit. Set "
             "warm_start=False to train a new network."
         )
+
+
+def _validation_split_message(fraction: float, stratify, task: Task, error: ValueError) -> str:
+    """Why the held-out validation split failed, in the user's labels and parameters."""
+    reason = f"scikit-learn: {error}"
+    if stratify is not None:
+        counts = np.bincount(stratify)
+        rare = [task.column_label(column) for column in np.flatnonzero((counts > 0) & (counts < 2))]
+        if rare:
+            reason = f"the split keeps each class's share, and these have one document: {rare}"
+    return (
+        f"cannot hold out validation_fraction={fraction} of the documents for early "
+        f"stopping or tuned thresholds ({reason}). Set another validation_fraction, or "
+        "early_stopping=False (and no threshold tuned on held-out documents), or fit "
+        "with more documents of each class."
+    )
