@@ -126,6 +126,104 @@ def test_a_regressors_predictions_name_their_columns_without_documents(toy, tmp_
     assert output.read_text(encoding="utf-8").splitlines() == ["text,prediction"]
 
 
+@pytest.mark.parametrize("name", ["out.parquet", "out.txt", "out"])
+def test_predict_refuses_an_output_suffix_it_does_not_write(name, saved_model, tmp_path, capsys):
+    output = tmp_path / name
+    assert main(["predict", str(saved_model), "--text", "a film", "--output", str(output)]) == 1
+    captured = capsys.readouterr()
+    assert "predict writes .csv, .jsonl or .ndjson files only" in captured.err
+    assert captured.out == "" and not output.exists()
+
+
+def test_predict_reads_the_output_suffix_in_any_case(saved_model, tmp_path):
+    argv = ["predict", str(saved_model), "--text", "a film", "--output"]
+    assert main([*argv, str(tmp_path / "P.JSONL")]) == 0
+    assert json.loads((tmp_path / "P.JSONL").read_text(encoding="utf-8"))["text"] == "a film"
+    assert main([*argv, str(tmp_path / "P.CSV")]) == 0
+    rows = list(csv.DictReader(open(tmp_path / "P.CSV", encoding="utf-8")))
+    assert [row["text"] for row in rows] == ["a film"]
+
+
+def _tiny_corpus(path: Path) -> Path:
+    rows = [[f"a superb film {i}", "pos"] for i in range(10)]
+    rows += [[f"a dull film {i}", "neg"] for i in range(10)]
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["text", "label"], *rows])
+    return path
+
+
+@pytest.mark.parametrize("command", ["predict", "explain", "export", "compare"])
+def test_an_output_in_a_folder_that_does_not_exist_is_refused_not_created(
+    command, saved_model, tmp_path, capsys
+):
+    corpus = _tiny_corpus(tmp_path / "corpus.csv")
+    missing = tmp_path / "typo" / "deeper"
+    text = ["--text", "a film", "--output"]
+    argv = {
+        "predict": ["predict", str(saved_model), *text, str(missing / "p.csv")],
+        "explain": ["explain", str(saved_model), *text, str(missing / "p.html")],
+        "export": ["export", str(saved_model), str(missing / "m.onnx.zip")],
+        "compare": ["compare", "--dataset", str(corpus), "--models", "bow", "--output"]
+        + [str(missing / "results")],
+    }[command]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert f"its parent folder {missing} does not exist" in captured.err
+    assert captured.out == ""  # compare: refused before its first line, let alone training
+    assert [path.name for path in tmp_path.iterdir()] == ["corpus.csv"]
+
+
+def test_compare_refuses_an_output_that_is_a_file_even_with_force(tmp_path, capsys):
+    corpus = _tiny_corpus(tmp_path / "corpus.csv")
+    output = tmp_path / "d.csv"
+    output.write_text("keep me", encoding="utf-8")
+    argv = ["compare", "--dataset", str(corpus), "--models", "bow", "--force", "--output"]
+    assert main([*argv, str(output)]) == 1
+    captured = capsys.readouterr()
+    assert f"--output {output} is a file; compare writes its results" in captured.err
+    assert "into a folder: give the path of a folder" in captured.err
+    assert captured.out == "" and output.read_text(encoding="utf-8") == "keep me"
+    # A results folder inside that file: its parent is not a folder.
+    assert main([*argv, str(output / "results")]) == 1
+    assert f"its parent folder {output} is not a folder" in capsys.readouterr().err
+
+
+def test_explain_text_states_faithfulness_on_standard_error(saved_model, toy, capsys):
+    X, _ = toy
+    argv = ["explain", str(saved_model), "--text", X[0], "--text", X[1], "--method", "occlusion"]
+    assert main([*argv, "--faithfulness"]) == 0
+    captured = capsys.readouterr()
+    # Standard output stays one JSON object per document.
+    records = [json.loads(line) for line in captured.out.splitlines()]
+    assert [record["text"] for record in records] == X[:2]
+    assert "Faithfulness of occlusion on these 2 documents" in captured.err
+    assert "comprehensiveness" in captured.err and "random ranking" in captured.err
+    assert main(argv) == 0
+    assert "Faithfulness" not in capsys.readouterr().err
+
+
+def test_predict_refuses_a_chunk_size_below_one_before_printing(saved_model, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["predict", str(saved_model), "--text", "a film", "--chunk-size", "0"])
+    assert exit_info.value.code == 2
+    captured = capsys.readouterr()
+    assert "argument --chunk-size: must be 1 or more, got 0" in captured.err
+    assert captured.out == ""
+
+
+@pytest.mark.parametrize("bad", ["undecodable file", "lone surrogate"])
+def test_predict_prints_no_header_when_the_first_documents_fail(bad, saved_model, tmp_path, capsys):
+    if bad == "undecodable file":
+        source = tmp_path / "docs.txt"
+        source.write_bytes(b"a film\n\xff\xfe dull\n")
+        documents, message = [str(source)], "is not UTF-8"
+    else:  # standard output is CSV, which cannot hold a lone surrogate
+        documents, message = ["--text", "ok", "--text", "a\udcff"], "X[1]"
+    assert main(["predict", str(saved_model), *documents]) == 1
+    captured = capsys.readouterr()
+    assert message in captured.err and captured.out == ""
+
+
 # --- Through the public command line, in a process of its own -------------------------------
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -199,6 +297,21 @@ def test_predict_and_explain_text_print_and_leave_the_folder_unchanged(saved_mod
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", ["predict", "explain"])
+def test_a_closed_standard_output_ends_the_command_quietly(command, saved_model):
+    # A pipe whose reader has gone before the command writes (as in "| head -0").
+    reader, writer = os.pipe()
+    os.close(reader)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "skattn", command, str(saved_model), "--text", "a film"]
+    try:
+        done = subprocess.run(argv, stdout=writer, stderr=subprocess.PIPE, env=env, timeout=300)
+    finally:
+        os.close(writer)
+    assert done.stderr.decode() == ""
+    assert done.returncode == 1
+
+
 def test_predict_of_a_file_prints_unless_output_is_given(saved_model, toy, tmp_path):
     X, _ = toy
     documents = tmp_path / "docs.txt"
@@ -215,7 +328,7 @@ def test_explain_of_a_file_needs_an_html_output(saved_model, toy, tmp_path):
     done = run_cli("explain", saved_model, "--file", documents, cwd=tmp_path)
     assert done.returncode == 1 and "give --output PAGE.html" in done.stderr
     done = run_cli("explain", saved_model, "--file", documents, "--output", tmp_path / "e.pdf")
-    assert done.returncode == 1 and "explain writes an HTML page (.html)" in done.stderr
+    assert done.returncode == 1 and "explain writes .html or .htm files only" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.txt"]
     done = run_cli("explain", "--help")
     assert "--output OUTPUT the HTML page to write (.html)" in " ".join(done.stdout.split())

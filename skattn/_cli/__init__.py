@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 #: Subcommand -> "module:function" that runs it.
@@ -37,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         The exit status: 0, 1 after an error (printed as one line), 2 for
-        wrong arguments.
+        wrong arguments. A reader that closes standard output early
+        (``| head``) ends the command quietly, with status 1.
 
     Examples
     --------
@@ -50,10 +52,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     module, _, function = COMMANDS[args.command].partition(":")
     try:
-        return getattr(importlib.import_module(module), function)(args)
+        status = getattr(importlib.import_module(module), function)(args)
+        # Flushed here, not at exit, so that a closed pipe is caught below.
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
     except (Exception, KeyboardInterrupt) as error:
         if args.debug:
             raise
         message = hint(error, args.command) or str(error) or type(error).__name__
         print(f"skattn: error: {message} (--debug shows the traceback)", file=sys.stderr)
         return 1
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device: its reader has gone (``| head``).
+
+    Python's own advice for a closed pipe (see "Note on SIGPIPE" in the
+    ``signal`` module's documentation): the interpreter flushes standard
+    output at exit, and would fail on the closed pipe again.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

@@ -29,6 +29,8 @@ def compare(args) -> int:
     from skattn.compare import available_models, load_dataset
     from skattn.compare._io import PAIR_CORPORA
 
+    if not args.list:
+        check_results_folder(args)
     if args.quick:
         say(f"--quick: {QUICK_SUMMARY}")
         if args.max_docs is None or args.max_docs > QUICK_ROWS:
@@ -46,7 +48,6 @@ def compare(args) -> int:
     if args.list:
         print("\n".join(models))
         return 0
-    check_results_folder(args)
     corpus = load_dataset(
         args.dataset, text_column=args.text_column, label_column=args.label_column
     )

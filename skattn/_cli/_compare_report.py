@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from skattn._cli._output import check_folder_exists
 from skattn._cli._parser import QUICK_SUMMARY
 
 #: The files a run writes into ``--output``.
@@ -9,11 +10,23 @@ RESULT_FILES = ("results.md", "results.json", "results.png")
 
 
 def check_results_folder(args) -> None:
-    """Refuse, before any training, to overwrite an earlier run's files without --force."""
-    if args.output is None or args.force:
+    """Refuse, before any training, an --output that cannot be the results folder.
+
+    That is: a file, a folder inside one that does not exist (the results
+    folder is created, not its parents), or, without --force, a folder
+    holding an earlier run's files.
+    """
+    if args.output is None:
         return
+    if args.output.exists() and not args.output.is_dir():
+        raise NotADirectoryError(
+            f"--output {args.output} is a file; compare writes its results ("
+            f"{', '.join(RESULT_FILES)} and the attention pages) into a folder: give the "
+            "path of a folder (created if missing)."
+        )
+    check_folder_exists(args.output)
     existing = [name for name in RESULT_FILES if (args.output / name).exists()]
-    if existing:
+    if existing and not args.force:
         raise FileExistsError(
             f"{args.output} holds the results of an earlier run ({', '.join(existing)}); "
             "--force overwrites them, or choose another --output."

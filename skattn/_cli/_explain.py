@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 from skattn._cli._models import load_model
-from skattn._cli._output import check_output, document_file
+from skattn._cli._output import check_output, check_suffix, document_file
+
+#: The suffixes of the HTML page that --output names.
+HTML_SUFFIXES = (".html", ".htm")
 
 
 def explain(args) -> int:
@@ -16,19 +21,29 @@ def explain(args) -> int:
         )
     if args.output is not None:
         check_output(args.output, args.force, model=args.model, file=source)
-        if args.output.suffix.lower() not in (".html", ".htm"):
-            raise ValueError(f"--output {args.output}: explain writes an HTML page (.html)")
+        check_suffix(args.output, HTML_SUFFIXES, "explain")
     model, documents = load_model(args), _documents(args, source)
     explanations = model.explain(documents, method=args.method, faithfulness=args.faithfulness)
     if args.output is None:
-        from skattn.text._unicode import json_text
-
-        for text, record in zip(documents, explanations):
-            print(json_text(_plain(text, record)))
+        _print_json_lines(documents, explanations)
         return 0
     path = explanations.save_html(args.output)
     print(f"wrote explanations of {len(documents)} document(s) to {path}")
     return 0
+
+
+def _print_json_lines(documents: list[str], explanations) -> None:
+    """One JSON object per document on standard output; the faithfulness on standard error.
+
+    Standard error keeps standard output one record per document.
+    """
+    from skattn.explain._explanations import faithfulness_summary
+    from skattn.text._unicode import json_text
+
+    for text, record in zip(documents, explanations):
+        print(json_text(_plain(text, record)))
+    if explanations.faithfulness is not None:
+        print(faithfulness_summary(explanations.faithfulness), file=sys.stderr)
 
 
 def _documents(args, source) -> list[str]:

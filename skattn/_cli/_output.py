@@ -39,7 +39,11 @@ def document_file(args) -> Path | None:
 
 
 def check_output(output: Path, force: bool, **inputs: os.PathLike | None) -> None:
-    """Refuse an output that is an input, or that exists (unless ``force``).
+    """Refuse an output file that cannot or should not be written.
+
+    That is: one in a folder that does not exist (see
+    :func:`check_folder_exists`), a folder, one of the ``inputs``, or an
+    existing file unless ``force``.
 
     Examples
     --------
@@ -51,12 +55,63 @@ def check_output(output: Path, force: bool, **inputs: os.PathLike | None) -> Non
     Traceback (most recent call last):
     ...
     FileExistsError: ... exists; --force overwrites it, or choose another output path.
+    >>> check_output(existing.parent, force=True)
+    Traceback (most recent call last):
+    ...
+    IsADirectoryError: ... is a folder; expected the path of a file to write.
     """
+    check_folder_exists(output)
     refuse_same_file(output, **inputs)
+    if output.is_dir():
+        raise IsADirectoryError(f"{output} is a folder; expected the path of a file to write.")
     if output.exists() and not force:
         raise FileExistsError(
             f"{output} exists; --force overwrites it, or choose another output path."
         )
+
+
+def check_folder_exists(output: Path) -> None:
+    """Refuse an output whose folder does not exist: a typo must not create folders.
+
+    Examples
+    --------
+    >>> check_folder_exists(Path("out.csv"))
+    >>> check_folder_exists(Path("no/such/out.csv"))
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no/such/out.csv: its parent folder no/such does not exist; ...
+    """
+    folder = output.parent
+    if folder.is_dir():
+        return
+    problem = "is not a folder" if folder.exists() else "does not exist"
+    raise FileNotFoundError(
+        f"{output}: its parent folder {folder} {problem}; create it first, or correct the path."
+    )
+
+
+def check_suffix(output: Path, suffixes: tuple[str, ...], command: str) -> None:
+    """Refuse an output whose suffix, in any case, is not one of the ``suffixes`` written.
+
+    The output's format follows its suffix: any other suffix would get a
+    format it does not name.
+
+    Examples
+    --------
+    >>> check_suffix(Path("OUT.CSV"), (".csv", ".jsonl"), "predict")
+    >>> check_suffix(Path("out.parquet"), (".csv", ".jsonl"), "predict")
+    Traceback (most recent call last):
+    ...
+    ValueError: --output out.parquet: predict writes .csv or .jsonl files only ...
+    """
+    if output.suffix.lower() in suffixes:
+        return
+    named = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 else suffixes[0]
+    given = repr(output.suffix) if output.suffix else "a name without a suffix"
+    raise ValueError(
+        f"--output {output}: {command} writes {named} files only (the format follows the "
+        f"suffix), not {given}; give --output one of those suffixes."
+    )
 
 
 @contextlib.contextmanager

@@ -67,6 +67,14 @@ def non_negative(text: str) -> int:
     return value
 
 
+def positive(text: str) -> int:
+    """An argparse type: an int that is 1 or more."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     """The parser of every subcommand."""
     root = argparse.ArgumentParser(
@@ -150,7 +158,11 @@ def _run_arguments(cmp) -> None:
         "--max-docs", type=int, default=None, help="use a stratified sample of this many documents"
     )
     cmp.add_argument(
-        "--output", type=Path, default=None, help="folder for results.md and results.json"
+        "--output",
+        type=Path,
+        default=None,
+        help="folder for results.md, results.json, results.png and the attention pages; "
+        "created if missing, inside a folder that exists",
     )
     cmp.add_argument(
         "--force", action="store_true", help="overwrite the results files of an earlier run"
@@ -217,12 +229,12 @@ def _predict_parser(commands) -> None:
         "--output",
         type=Path,
         default=None,
-        help="a .csv file, or .jsonl for one JSON object per document; default: CSV on "
-        "standard output",
+        help="a .csv file, or .jsonl (or .ndjson) for one JSON object per document, in a "
+        "folder that exists; default: CSV on standard output",
     )
     command.add_argument(
         "--chunk-size",
-        type=int,
+        type=positive,
         default=DEFAULT_CHUNK_SIZE,
         help="documents predicted at a time (memory grows with it, not with the file)",
     )
@@ -240,8 +252,8 @@ def _explain_parser(commands) -> None:
         "--output",
         type=Path,
         default=None,
-        help="the HTML page to write (.html); required with --file; without it, --text "
-        "prints one JSON object per document (its tokens and their scores)",
+        help="the HTML page to write (.html), in a folder that exists; required with --file; "
+        "without it, --text prints one JSON object per document (its tokens and their scores)",
     )
     command.add_argument(
         "--method",
@@ -252,7 +264,8 @@ def _explain_parser(commands) -> None:
     command.add_argument(
         "--faithfulness",
         action="store_true",
-        help="measure the explanations' faithfulness on these documents and state it",
+        help="measure the explanations' faithfulness on these documents and state it: at the "
+        "top of the HTML page, or in one line on standard error after the JSON objects",
     )
 
 

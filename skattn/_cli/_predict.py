@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 from skattn._cli._models import load_model
-from skattn._cli._output import check_output, document_file, opened
+from skattn._cli._output import check_output, check_suffix, document_file, opened
 from skattn.text._streaming import iter_chunks, iter_documents
 from skattn.text._unicode import first_lone_surrogate, json_text
+
+#: The suffixes of an --output file of JSON Lines; CSV's.
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+CSV_SUFFIXES = (".csv",)
 
 
 def predict(args) -> int:
@@ -18,30 +23,52 @@ def predict(args) -> int:
     source = document_file(args)
     if args.output is not None:
         check_output(args.output, args.force, model=args.model, input=source)
+        check_suffix(args.output, CSV_SUFFIXES + JSONL_SUFFIXES, "predict")
     model = load_model(args, artefacts=True)
     documents = args.text or iter_documents(source, text_column=args.text_column)
-    jsonl = args.output is not None and args.output.suffix.lower() in (".jsonl", ".ndjson")
+    jsonl = args.output is not None and args.output.suffix.lower() in JSONL_SUFFIXES
+    chunks = _row_chunks(model, documents, args.chunk_size, csv_rows=not jsonl)
+    # The first chunk is read and predicted before anything is written: an
+    # input or a model that fails at once leaves standard output empty.
+    first = next(chunks, [])
     count = 0
     # A file is written beside the output and moved over it at the end: a
     # stream that fails half-way leaves an existing output file as it was.
     with opened(args.output, newline="") as handle:
         write = _row_writer(handle, jsonl, _prediction_columns(model))
-        for chunk in iter_chunks(documents, args.chunk_size):
-            for row in _prediction_rows(model, chunk):
+        for rows in itertools.chain([first], chunks):
+            for row in rows:
                 write(row)
-            count += len(chunk)
+            count += len(rows)
     if args.output is not None:
         print(f"wrote predictions of {count} document(s) to {args.output}")
     return 0
+
+
+def _row_chunks(
+    model, documents: Iterable[str], chunk_size: int, csv_rows: bool
+) -> Iterator[list[dict]]:
+    """The prediction rows of ``documents``, a chunk at a time.
+
+    JSON escapes a lone surrogate (``\\udcff``); a UTF-8 CSV file cannot
+    hold one, so with ``csv_rows`` such a row is refused, naming the
+    document, before its chunk is written.
+    """
+    done = 0
+    for chunk in iter_chunks(documents, chunk_size):
+        rows = _prediction_rows(model, chunk)
+        if csv_rows:
+            for position, row in enumerate(rows, done):
+                _check_csv_row(row, position)
+        done += len(rows)
+        yield rows
 
 
 def _row_writer(handle, jsonl: bool, columns: list[str]) -> Callable[[dict], None]:
     """A function that writes one prediction row: a JSON line, or a CSV row.
 
     A CSV gets its header at once, so that an input without documents
-    still gives a file that names its columns. JSON escapes a lone
-    surrogate (``\\udcff``); a UTF-8 CSV file cannot hold one, so such a
-    row is refused, naming the document.
+    still gives a file that names its columns.
     """
     if jsonl:
         return lambda row: handle.write(json_text(row) + "\n")
@@ -49,15 +76,7 @@ def _row_writer(handle, jsonl: bool, columns: list[str]) -> Callable[[dict], Non
     ending = "\n" if handle is sys.stdout else "\r\n"
     writer = csv.DictWriter(handle, fieldnames=columns, lineterminator=ending)
     writer.writeheader()
-    written = 0
-
-    def write_csv(row: dict) -> None:
-        nonlocal written
-        _check_csv_row(row, written)
-        writer.writerow(row)
-        written += 1
-
-    return write_csv
+    return writer.writerow
 
 
 def _prediction_columns(model) -> list[str]:
