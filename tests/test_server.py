@@ -26,6 +26,7 @@ from skattn.serving import (  # noqa: E402
     create_app,
     export,
 )
+from skattn.serving._served import jsonable  # noqa: E402
 
 from estimators import (  # noqa: E402
     small_embedder,
@@ -217,6 +218,73 @@ def test_too_many_texts_and_too_large_a_body_get_a_413(artifacts):
         large = client.post("/predict", json={"texts": ["a" * 2000]})
         assert large.status_code == 413 and "1000" in large.json()["error"]
         assert client.post("/predict", json={"texts": ["a"] * 4}).status_code == 200
+
+
+def _v2_texts(texts):
+    return {"inputs": [{"name": "text", "shape": [len(texts)], "datatype": "BYTES", "data": texts}]}
+
+
+def test_more_tokens_than_max_tokens_get_a_413_before_the_model_runs(artifacts):
+    runtime = OnnxTextClassifier(artifacts["binary"])
+    within = ["a good film", "awful plot", ""]  # 3 + 2 + 1 (a blank text is <empty>) tokens
+    over = [*within, "never"]
+    with TestClient(create_app(artifacts["binary"], max_tokens=6)) as client:
+        calls = {m: _batch_counts(client.get("/metrics").text, m) for m in ("attention", "predict")}
+        for route in ("/attention", "/predict", "/predict_proba"):
+            refused = client.post(route, json={"texts": over})
+            assert refused.status_code == 413, refused.text
+            assert refused.json()["error"] == (
+                "the request holds more than 6 tokens (counted as the model reads them, after "
+                "its truncation); at most 6 per request (max_tokens)"
+            )
+        refused = client.post("/v2/models/binary/infer", json=_v2_texts(over))
+        assert refused.status_code == 413 and "(max_tokens)" in refused.json()["error"]
+        metrics = client.get("/metrics").text
+        assert {m: _batch_counts(metrics, m) for m in calls} == calls  # only the warm-up's
+        answer = client.post("/attention", json={"texts": within})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["attention"] == jsonable(runtime.attention(within))
+        answer = client.post("/predict_proba", json={"texts": within}).json()["probabilities"]
+        assert answer == runtime.predict_proba(within).tolist()
+        answer = client.post("/v2/models/binary/infer", json=_v2_texts(within))
+        assert answer.status_code == 200, answer.text
+        assert client.get("/model").json()["settings"]["max_tokens"] == 6
+
+
+def test_max_tokens_counts_tokens_after_truncation_and_both_texts_of_a_pair(artifacts):
+    runtime = OnnxTextClassifier(artifacts["binary"])
+    assert runtime.config["text"]["max_length"] == 1000
+    long = "w " * 5000  # 5,000 tokens, of which the model reads 1,000
+    with TestClient(create_app(artifacts["binary"], max_tokens=1000)) as client:
+        answer = client.post("/attention", json={"texts": [long]})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["attention"] == jsonable(runtime.attention([long]))
+        assert client.post("/attention", json={"texts": ["w " * 999, ""]}).status_code == 200
+        refused = client.post("/attention", json={"texts": [long, "w"]})
+        assert refused.status_code == 413 and "more than 1000 tokens" in refused.json()["error"]
+    pairs = OnnxTextClassifier(artifacts["pair"])
+    within = [["a good film", "awful plot"]]  # 3 + 2
+    over = [["a good film", "a good film"], ["a", ""]]  # 6 + 2
+    with TestClient(create_app(artifacts["pair"], max_tokens=5)) as client:
+        answer = client.post("/attention", json={"pairs": within})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["attention"] == jsonable(pairs.attention(within))
+        refused = client.post("/predict", json={"pairs": over})
+        assert refused.status_code == 413 and "more than 5 tokens" in refused.json()["error"]
+
+
+def test_serve_takes_max_tokens_on_its_command_line():
+    import argparse
+
+    from skattn.serving._server import add_arguments, settings_from
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    default = settings_from(parser.parse_args(["m.onnx.zip"]))
+    chosen = settings_from(parser.parse_args(["m.onnx.zip", "--max-tokens", "50"]))
+    assert default["max_tokens"] == 200_000 and chosen["max_tokens"] == 50
+    with pytest.raises(SystemExit):
+        parser.parse_args(["m.onnx.zip", "--max-tokens", "0"])
 
 
 def test_unknown_routes_and_methods_get_json_errors(clients):
@@ -510,6 +578,17 @@ def test_chunked_bodies_are_read_and_capped_while_they_stream(server, artifacts)
     oversized = json.dumps({"texts": ["word " * 1000] * 300}).encode()  # 1.5 MB > the 1 MiB cap
     response, _ = _exchange(server, head + _chunked(oversized))
     assert _status(response) == 413 and "exceeds" in _json_body(response)["error"]
+    assert _answers(server, artifacts["binary"])
+
+
+@pytest.mark.timeout(60)
+def test_a_body_under_the_cap_with_too_many_tokens_gets_a_413(server, artifacts):
+    # 1.0 MB, under the 1 MiB cap and 1,000 texts: 500,000 tokens, whose attention weights
+    # made a 47 MB answer and held hundreds of MB while it was built.
+    texts = ["w " * 500] * 1000
+    answer = httpx.post(f"http://127.0.0.1:{server}/attention", json={"texts": texts}, timeout=30)
+    assert answer.status_code == 413 and "at most 200000" in answer.json()["error"]
+    assert "(max_tokens)" in answer.json()["error"]
     assert _answers(server, artifacts["binary"])
 
 

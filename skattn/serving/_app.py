@@ -117,9 +117,32 @@ class _Service:
                 f"{self.settings['max_texts']} per request (max_texts)",
             )
         try:
+            await self._check_tokens(samples)
             return await self.batchers[method](samples)
         except (TypeError, ValueError) as error:  # the runtime's checks of the documents
             raise _ServiceError(422, str(error)) from None
+
+    async def _check_tokens(self, samples: list) -> None:
+        """A 413 for more tokens than ``max_tokens``, before any model work.
+
+        The tokens are those the network reads (each text as the model
+        truncates it): what a call's time and an answer's size grow with
+        (``/attention`` returns weights for each). Requests whose samples
+        cannot reach the limit even at the model's truncation length are
+        not tokenised; others are, once, stopping past the limit, in a
+        thread of their own so that the event loop keeps serving others.
+        """
+        budget = self.settings["max_tokens"]
+        runtime = self.served.runtime
+        most = runtime.max_sample_tokens
+        if most is not None and len(samples) * most <= budget:
+            return
+        if await asyncio.to_thread(runtime.count_tokens, samples, stop_above=budget) > budget:
+            raise _ServiceError(
+                413,
+                f"the request holds more than {budget} tokens (counted as the model reads "
+                f"them, after its truncation); at most {budget} per request (max_tokens)",
+            )
 
     async def warm_up(self) -> None:
         sample = ("a", "a") if self.served.reads_pairs else "a"
@@ -148,6 +171,7 @@ def create_app(
     max_wait_ms: float = DEFAULTS["max_wait_ms"],
     max_body_bytes: int = DEFAULTS["max_body_bytes"],
     max_texts: int = DEFAULTS["max_texts"],
+    max_tokens: int = DEFAULTS["max_tokens"],
     read_timeout: float = DEFAULTS["read_timeout"],
     threads: int | None = DEFAULTS["threads"],
     model_name: str | None = None,
@@ -172,6 +196,13 @@ def create_app(
         Largest request body, enforced while it streams (chunked too).
     max_texts : int, default=1024
         Most samples in one request.
+    max_tokens : int, default=200,000
+        Most tokens in one request, counted as the model reads them (each
+        text after its truncation, ``max_length``; both texts of a pair),
+        refused with a 413 before any model work. It bounds a request's
+        model time and the size of its answer: ``/attention`` returns
+        ``attention_hops`` weights per token (what that costs is in the
+        *Deployment* guide).
     read_timeout : float, default=10
         Seconds allowed for a request's whole body to arrive.
     threads : int or None, default=1
@@ -194,7 +225,7 @@ def create_app(
     served = load_served(artifact, threads=threads, name=model_name)
     batched = _resolve_batching(batching, served)
     settings = {"batching": batched, "max_batch_size": max_batch_size}
-    settings.update(max_wait_ms=max_wait_ms, max_texts=max_texts)
+    settings.update(max_wait_ms=max_wait_ms, max_texts=max_texts, max_tokens=max_tokens)
     metrics = Metrics()
     app = _application(_Service(served, metrics, settings), metrics)
     app.add_middleware(BodyLimits, max_body_bytes=max_body_bytes, read_timeout=read_timeout)
@@ -384,7 +415,7 @@ def _add_model_routes(app: FastAPI, service: _Service) -> None:
                 status: {"model": Error, "description": description}
                 for status, description in (
                     (408, "The body did not arrive within the read timeout"),
-                    (413, "The body or the number of samples is over the limit"),
+                    (413, "The body, the number of samples or of tokens is over the limit"),
                     (422, "The body is not what the route takes"),
                 )
             },

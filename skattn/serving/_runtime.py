@@ -236,6 +236,52 @@ class OnnxTextModel:
         """Documents, or pairs of documents for a pair model, checked."""
         return _check_pairs(X, self.feature_names_in_) if self.reads_pairs else _check_documents(X)
 
+    @property
+    def max_sample_tokens(self) -> int | None:
+        """Most tokens the network reads of one sample (both texts of a pair), or None.
+
+        A text keeps at most ``max_length`` tokens, and at most
+        ``max_sentences`` sentences of ``max_sentence_length`` (the
+        truncation rule); a blank text is one token. None: no limit bounds it.
+        """
+        config = self.text.config
+        limits = [config["max_length"]]
+        if config["max_sentences"] is not None and config["max_sentence_length"] is not None:
+            limits.append(config["max_sentences"] * config["max_sentence_length"])
+        limits = [limit for limit in limits if limit is not None]
+        if not limits:
+            return None
+        return max(1, min(limits)) * (2 if self.reads_pairs else 1)
+
+    def count_tokens(self, X, stop_above: int | None = None) -> int:
+        """Tokens the network reads for ``X``: each text's tokens as truncated, summed.
+
+        What a request costs: the network runs on these tokens, and
+        ``attention`` returns weights for each (a blank text is one token,
+        ``<empty>``; a pair counts both texts).
+
+        Parameters
+        ----------
+        X : documents, or pairs of documents for a pair model
+        stop_above : int or None, default=None
+            Stop counting once the total passes it (the number returned is
+            then above ``stop_above``, not the whole count).
+
+        Examples
+        --------
+        >>> model = OnnxTextModel("model.onnx.zip")  # doctest: +SKIP
+        >>> model.count_tokens(["a good film", ""])  # doctest: +SKIP
+        4
+        """
+        samples = self._samples(X)
+        texts = [text for pair in samples for text in pair] if self.reads_pairs else samples
+        total = 0
+        for text in texts:
+            total += sum(map(len, self.text.tokenize(text)))
+            if stop_above is not None and total > stop_above:
+                break
+        return total
+
     def _batch(self, chunk: list) -> tuple[dict[str, np.ndarray], list]:
         if self.hierarchical:
             return self.text.nested_batch(chunk)

@@ -81,6 +81,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-body-bytes", type=_positive(int), default=DEFAULTS["max_body_bytes"])
     parser.add_argument("--max-texts", type=_positive(int), default=DEFAULTS["max_texts"])
     parser.add_argument(
+        "--max-tokens",
+        type=_positive(int),
+        default=DEFAULTS["max_tokens"],
+        help="most tokens in one request, as the model reads them (after its truncation); "
+        "bounds the memory of an answer, /attention's above all",
+    )
+    parser.add_argument(
         "--read-timeout",
         type=_positive(float),
         default=DEFAULTS["read_timeout"],
@@ -115,10 +122,11 @@ def settings_from(args: argparse.Namespace) -> dict[str, Any]:
 
 _SETTINGS = (
     "artifact host port workers batching max_batch_size max_wait_ms max_body_bytes max_texts "
-    "read_timeout head_timeout keep_alive_timeout threads model_name access_log"
+    "max_tokens read_timeout head_timeout keep_alive_timeout threads model_name access_log"
 ).split()
 _APP_SETTINGS = (
-    "batching max_batch_size max_wait_ms max_body_bytes max_texts read_timeout threads model_name"
+    "batching max_batch_size max_wait_ms max_body_bytes max_texts max_tokens read_timeout threads "
+    "model_name"
 ).split()
 
 

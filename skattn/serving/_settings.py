@@ -7,6 +7,7 @@ DEFAULTS = {
     "max_wait_ms": 0.0,
     "max_body_bytes": 2**20,
     "max_texts": 1024,
+    "max_tokens": 200_000,
     "read_timeout": 10.0,
     "head_timeout": 10.0,
     "keep_alive_timeout": 5.0,
