@@ -181,35 +181,28 @@ def create_app(
     Parameters
     ----------
     artifact : str or Path
-        An artefact written by :func:`skattn.serving.export`; read and
-        checked now (a bad file fails here, not at the first request).
+        Written by :func:`skattn.serving.export`; read and checked now, not
+        at the first request.
     batching : bool or "auto", default="auto"
-        Gather concurrent requests into one onnxruntime call (dynamic
-        batching). "auto": on for networks of 64 MiB or more, off for
-        smaller ones (see the *Deployment* guide); ``GET /model`` says which.
+        Gather concurrent requests into one onnxruntime call. "auto": on for
+        networks of 64 MiB or more (*Deployment* guide); ``GET /model`` says.
     max_batch_size : int, default=64
         Most samples gathered into one call.
     max_wait_ms : float, default=0
-        How long a call waits for more requests (0: it takes those that
-        queued while the previous call ran, and waits for none).
+        How long a call waits for more requests (0: only those queued meanwhile).
     max_body_bytes : int, default=1 MiB
         Largest request body, enforced while it streams (chunked too).
     max_texts : int, default=1024
         Most samples in one request.
     max_tokens : int, default=200,000
-        Most tokens in one request, counted as the model reads them (each
-        text after its truncation, ``max_length``; both texts of a pair),
-        refused with a 413 before any model work. It bounds a request's
-        model time and the size of its answer: ``/attention`` returns
-        ``attention_hops`` weights per token (what that costs is in the
-        *Deployment* guide).
+        Most tokens in one request, as the model reads them (truncated), else a
+        413 before any model work: it bounds a request's time and answer.
     read_timeout : float, default=10
         Seconds allowed for a request's whole body to arrive.
     threads : int or None, default=1
         onnxruntime's intra-op threads (run more workers to use more cores).
     model_name : str or None, default=None
-        The name in the v2 routes (default: the file name without
-        ``.onnx.zip``).
+        The name in the v2 routes (default: the file name less ``.onnx.zip``).
 
     Returns
     -------
@@ -223,8 +216,7 @@ def create_app(
     >>> import uvicorn; uvicorn.run(app, port=8000)  # doctest: +SKIP
     """
     served = load_served(artifact, threads=threads, name=model_name)
-    batched = _resolve_batching(batching, served)
-    settings = {"batching": batched, "max_batch_size": max_batch_size}
+    settings = {"batching": _resolve_batching(batching, served), "max_batch_size": max_batch_size}
     settings.update(max_wait_ms=max_wait_ms, max_texts=max_texts, max_tokens=max_tokens)
     metrics = Metrics()
     app = _application(_Service(served, metrics, settings), metrics)
