@@ -1,11 +1,13 @@
 """The predict and explain commands read every file format the comparison reads."""
 
+import argparse
 import csv
 import json
 import os
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -486,3 +488,99 @@ def test_predict_and_explain_take_the_input_file_the_same_way(command, saved_mod
         assert ">dull</span>" in page.read_text(encoding="utf-8")
     else:
         assert positional.stdout.splitlines()[1].startswith("a film,")
+
+
+# --- Wrong kinds of files, wrong arguments, help texts ---------------------------------------
+
+
+def test_serve_refuses_a_model_file_naming_export_before_importing_the_runtime(saved_model):
+    done = run_cli("serve", saved_model, python_options=["-X", "importtime"])
+    assert done.returncode == 1
+    [line] = [line for line in done.stderr.splitlines() if "|" not in line]
+    assert (
+        f"skattn: error: {saved_model} is a model file written by skattn.save; serve reads " in line
+    )
+    exported = saved_model.with_name("m.onnx.zip")
+    assert f"run `python -m skattn export {saved_model} {exported}` first" in line
+    # Told by the archive's members: neither the training stack nor onnxruntime is imported.
+    assert not imported_modules(done.stderr) & {*HEAVY, "onnxruntime"}
+
+
+def test_export_predict_and_explain_name_the_kind_of_file_they_were_given(
+    saved_model, artefact, tmp_path, capsys
+):
+    output = tmp_path / "out.onnx.zip"
+    assert main(["export", str(artefact), str(output)]) == 1
+    err = capsys.readouterr().err
+    assert f"{artefact} is an artefact written by export; export reads a model file " in err
+    assert not output.exists()
+    assert main(["explain", str(artefact), "--text", "a film"]) == 1
+    assert "explain reads a model file written by skattn.save" in capsys.readouterr().err
+    # A zip archive of neither kind is named as such, by every command.
+    other = tmp_path / "other.zip"
+    with zipfile.ZipFile(other, "w") as archive:
+        archive.writestr("notes.txt", "hello")
+    for argv in (["predict", other, "--text", "a film"], ["export", other, output]):
+        assert main([str(part) for part in argv]) == 1
+        err = capsys.readouterr().err
+        assert f"{other} is a zip archive, but neither a model file written by skattn.save" in err
+        assert "nor an artefact written by export" in err
+
+
+def test_the_cli_spells_the_members_of_model_files_and_artefacts_as_they_are_written():
+    from skattn._cli._models import ARTEFACT_MEMBERS, MODEL_MEMBER
+    from skattn.persistence import METADATA
+    from skattn.serving._artifact import CONFIG, NETWORK
+
+    assert MODEL_MEMBER == METADATA and ARTEFACT_MEMBERS == (CONFIG, NETWORK)
+
+
+def _numeric_corpus(path: Path) -> Path:
+    rows = [[f"a film of {i} scenes", f"{i + 0.5}"] for i in range(20)]
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["text", "label"], *rows])
+    return path
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_compare_refuses_an_unknown_model_in_one_error_line(task, tmp_path, capsys):
+    corpus = (_tiny_corpus if task == "classification" else _numeric_corpus)(tmp_path / "c.csv")
+    argv = ["compare", "--dataset", str(corpus), "--models", "nosuch,bow_tfidf_ridge,bow"]
+    assert main(argv) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    unknown = ["bow", "nosuch"] if task == "regression" else ["bow_tfidf_ridge", "nosuch"]
+    assert line.startswith(f"skattn: error: argument --models: unknown model(s) {unknown}; known: ")
+    assert ("'tfidf_ridge'" in line) == (task == "regression")
+
+
+@pytest.mark.parametrize("value", ["1.5", "1", "0", "-0.2", "nan", "a fifth"])
+def test_compare_refuses_a_test_size_outside_0_and_1_when_parsing(value, tmp_path, capsys):
+    corpus = _tiny_corpus(tmp_path / "corpus.csv")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["compare", "--dataset", str(corpus), "--models", "bow", "--test-size", value])
+    assert exit_info.value.code == 2
+    captured = capsys.readouterr()
+    assert "argument --test-size: must be a fraction between 0 and 1" in captured.err
+    assert captured.out == ""
+
+
+def test_every_option_of_every_command_has_a_help_text():
+    from skattn._cli._parser import parser
+
+    root = parser()
+    [commands] = [a for a in root._actions if isinstance(a, argparse._SubParsersAction)]
+    assert sorted(commands.choices) == ["compare", "explain", "export", "predict", "serve"]
+    for name, command in commands.choices.items():
+        for action in command._actions:
+            assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)
+    # These state their default.
+    for name, option in [
+        ("compare", "--test-size"),
+        ("serve", "--host"),
+        ("serve", "--port"),
+        ("serve", "--max-body-bytes"),
+        ("serve", "--max-texts"),
+    ]:
+        [action] = [a for a in commands.choices[name]._actions if option in a.option_strings]
+        assert "(default: %(default)s)" in action.help, option
+    assert parser().parse_args(["compare", "--test-size", "0.3"]).test_size == 0.3

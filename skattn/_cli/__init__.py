@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     True
     """
     from skattn._cli._extras import hint
-    from skattn._cli._parser import parser
+    from skattn._cli._parser import UsageError, parser
 
     args = parser().parse_args(argv)
     module, _, function = COMMANDS[args.command].partition(":")
@@ -59,6 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 1
+    except UsageError as error:  # a wrong argument: one line and status 2, as argparse's
+        if args.debug:
+            raise
+        print(f"skattn: error: {error}", file=sys.stderr)
+        return 2
     except (Exception, KeyboardInterrupt) as error:
         if args.debug:
             raise

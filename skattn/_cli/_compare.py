@@ -15,6 +15,7 @@ from skattn._cli._parser import (
     DEFAULT_REGRESSION_MODELS,
     QUICK_ROWS,
     QUICK_SUMMARY,
+    UsageError,
 )
 from skattn._cli._task import Task, decide_task
 
@@ -63,8 +64,6 @@ def compare(args) -> int:
     if args.dataset in PAIR_CORPORA:
         default["classification"] = DEFAULT_PAIR_MODELS
     chosen = _chosen(args, models, default[task.name])
-    if chosen is None:
-        return 2
     if task.name == "multilabel":
         return _multilabel(args, task, chosen)
     return _classification(args, task, chosen)
@@ -91,18 +90,15 @@ def _with_progress(entry, verbose: int):
     return ModelEntry(build, entry.kind)
 
 
-def _chosen(args, models: dict, default: list[str]) -> dict | None:
-    """The models asked for (``--models``), or None after naming the unknown ones."""
+def _chosen(args, models: dict, default: list[str]) -> dict:
+    """The models asked for (``--models``); a :class:`UsageError` names the unknown ones."""
     names = args.models.split(",") if args.models else default
     unknown = sorted(set(names) - set(models))
     if unknown:
-        print(f"unknown model(s) {unknown}; known: {sorted(models)}", file=sys.stderr)
+        message = f"argument --models: unknown model(s) {unknown}; known: {sorted(models)}"
         if "fasttext" in unknown:
-            print(
-                "fasttext needs the fasttext extra: pip install 'skattn[fasttext]'",
-                file=sys.stderr,
-            )
-        return None
+            message += "; fasttext needs the fasttext extra: pip install 'skattn[fasttext]'"
+        raise UsageError(message)
     verbose = _progress_verbose(args.progress)
     if not verbose:
         return {name: models[name] for name in names}
@@ -191,8 +187,6 @@ def _regression(args, task: Task) -> int:
     )
 
     models = _chosen(args, regression_models(args.quick, args.seed), DEFAULT_REGRESSION_MODELS)
-    if models is None:
-        return 2
     if args.max_docs and args.max_docs < len(task.X):
         _sample(args, task, stratify=False)
     split = split_name(args, None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from skattn._cli._extras import require_extra
+from skattn._cli._models import check_kind
 from skattn._cli._output import check_output
 
 
@@ -10,6 +11,7 @@ def export(args) -> int:
     """Write ``args.model`` as an ONNX artefact (the ``export`` extra)."""
     if not args.model.is_file():
         raise FileNotFoundError(f"model file {args.model}: no such file")
+    check_kind(args.model, "export", "model")  # not an artefact: before torch is imported
     check_output(args.output, args.force, model=args.model)
     # The exporter runs in a process of its own: check its modules here, in one line.
     require_extra("export", "export")
@@ -24,6 +26,9 @@ def export(args) -> int:
 
 def serve(args) -> int:
     """Serve an artefact in a process of its own (the ``server`` extra)."""
+    # A model file of skattn.save is refused by its members, naming export, before
+    # onnxruntime is imported (a missing file is the server's to say).
+    check_kind(args.artifact, "serve", "artefact")
     require_extra("server", "serve")
     from skattn.serving._server import launch
 

@@ -59,6 +59,14 @@ DEFAULT_MULTILABEL_MODELS = [
 DEFAULT_REGRESSION_MODELS = ["self_attentive", "han", "tfidf_ridge", "bow_tfidf_ridge"]
 
 
+class UsageError(ValueError):
+    """A wrong argument that only the command can tell (an unknown model name).
+
+    :func:`skattn._cli.main` prints it as one ``skattn: error:`` line and
+    returns 2, the status of the arguments argparse refuses.
+    """
+
+
 def non_negative(text: str) -> int:
     """An argparse type: an int that is 0 or more."""
     value = int(text)
@@ -72,6 +80,31 @@ def positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """An argparse type: a number between 0 and 1, both excluded.
+
+    Examples
+    --------
+    >>> fraction("0.25")
+    0.25
+    >>> fraction("1.5")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a fraction between 0 and 1 (both excluded), got 1.5
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a fraction between 0 and 1 (both excluded), got {text!r}"
+        ) from None
+    if not 0 < value < 1:  # NaN too
+        raise argparse.ArgumentTypeError(
+            f"must be a fraction between 0 and 1 (both excluded), got {text}"
+        )
     return value
 
 
@@ -123,10 +156,11 @@ def _compare_parser(commands) -> None:
         help="multilabel: the separator of the labels in one cell (default: ',')",
     )
     _run_arguments(cmp)
+    _report_arguments(cmp)
 
 
 def _run_arguments(cmp) -> None:
-    """compare's models, splits and outputs."""
+    """compare's models, splits and sample."""
     cmp.add_argument(
         "--models",
         default=None,
@@ -143,10 +177,20 @@ def _run_arguments(cmp) -> None:
         "split (trec), else one stratified hold-out split of --test-size. Classes with "
         "fewer than K documents (2 for a hold-out split) are dropped, and said so",
     )
-    cmp.add_argument("--test-size", type=float, default=0.2)
+    cmp.add_argument(
+        "--test-size",
+        type=fraction,
+        default=0.2,
+        metavar="FRACTION",
+        help="the share of the documents held out for testing in a hold-out split, "
+        "between 0 and 1 (default: %(default)s)",
+    )
     cmp.add_argument("--quick", action="store_true", help=QUICK_SUMMARY)
     cmp.add_argument(
-        "--seed", type=int, default=0, help="seed of the splits, the sample and every model"
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the splits, the sample and every model (default: %(default)s)",
     )
     cmp.add_argument(
         "--sentence-split",
@@ -157,6 +201,10 @@ def _run_arguments(cmp) -> None:
     cmp.add_argument(
         "--max-docs", type=int, default=None, help="use a stratified sample of this many documents"
     )
+
+
+def _report_arguments(cmp) -> None:
+    """compare's outputs: the results folder, vectors of the vector baselines, what is shown."""
     cmp.add_argument(
         "--output",
         type=Path,
@@ -177,7 +225,7 @@ def _run_arguments(cmp) -> None:
         default=100,
         metavar="N",
         help="measure each attention model's explanations on N test documents of the last "
-        "fold (ERASER erasure test; 0: skip)",
+        "fold (ERASER erasure test; 0: skip; default: %(default)s)",
     )
     cmp.add_argument(
         "--progress",
@@ -236,7 +284,8 @@ def _predict_parser(commands) -> None:
         "--chunk-size",
         type=positive,
         default=DEFAULT_CHUNK_SIZE,
-        help="documents predicted at a time (memory grows with it, not with the file)",
+        help="documents predicted at a time (memory grows with it, not with the file; "
+        "default: %(default)s)",
     )
 
 

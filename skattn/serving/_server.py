@@ -43,6 +43,46 @@ def _non_negative(text: str) -> float:
     return value
 
 
+#: serve's numeric options: flag, type, setting (its default), help.
+_NUMERIC_OPTIONS = (
+    ("--max-batch-size", _positive(int), "max_batch_size", "most samples in one gathered call"),
+    (
+        "--max-wait-ms",
+        _non_negative,
+        "max_wait_ms",
+        "how long a call waits for more requests (0: takes those already queued)",
+    ),
+    (
+        "--max-body-bytes",
+        _positive(int),
+        "max_body_bytes",
+        "largest request body in bytes; a larger one is refused",
+    ),
+    ("--max-texts", _positive(int), "max_texts", "most samples in one request"),
+    (
+        "--max-tokens",
+        _positive(int),
+        "max_tokens",
+        "most tokens in one request, as the model reads them (after its truncation); "
+        "bounds a request's time and the size of its answer, /attention's above all",
+    ),
+    ("--read-timeout", _positive(float), "read_timeout", "seconds for a request's body to arrive"),
+    (
+        "--head-timeout",
+        _positive(float),
+        "head_timeout",
+        "seconds for a request's head to arrive (idle new connections are closed)",
+    ),
+    (
+        "--keep-alive-timeout",
+        _positive(float),
+        "keep_alive_timeout",
+        "seconds an idle keep-alive connection stays open",
+    ),
+    ("--threads", _positive(int), "threads", "onnxruntime threads"),
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``python -m skattn serve``, added to ``parser``.
 
@@ -54,10 +94,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     2
     """
     parser.add_argument("artifact", type=Path, help="an artefact written by skattn.serving.export")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8000)
     parser.add_argument(
-        "--workers", type=_positive(int), default=1, help="processes, each with the model"
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default: %(default)s)")
+    parser.add_argument(
+        "--workers",
+        type=_positive(int),
+        default=1,
+        help="processes, each with the model (default: %(default)s)",
     )
     parser.add_argument(
         "--batching",
@@ -66,49 +111,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="gather concurrent requests into one onnxruntime call (dynamic batching); "
         "auto: on for networks of 64 MiB or more (GET /model says which)",
     )
+    for flag, kind, setting, text in _NUMERIC_OPTIONS:
+        parser.add_argument(
+            flag, type=kind, default=DEFAULTS[setting], help=f"{text} (default: %(default)s)"
+        )
     parser.add_argument(
-        "--max-batch-size",
-        type=_positive(int),
-        default=DEFAULTS["max_batch_size"],
-        help="most samples in one gathered call",
+        "--model-name",
+        default=None,
+        help="name in the v2 routes (default: the file name less .onnx.zip)",
     )
-    parser.add_argument(
-        "--max-wait-ms",
-        type=_non_negative,
-        default=DEFAULTS["max_wait_ms"],
-        help="how long a call waits for more requests (0: takes those already queued)",
-    )
-    parser.add_argument("--max-body-bytes", type=_positive(int), default=DEFAULTS["max_body_bytes"])
-    parser.add_argument("--max-texts", type=_positive(int), default=DEFAULTS["max_texts"])
-    parser.add_argument(
-        "--max-tokens",
-        type=_positive(int),
-        default=DEFAULTS["max_tokens"],
-        help="most tokens in one request, as the model reads them (after its truncation); "
-        "bounds the memory of an answer, /attention's above all",
-    )
-    parser.add_argument(
-        "--read-timeout",
-        type=_positive(float),
-        default=DEFAULTS["read_timeout"],
-        help="seconds for a request's body to arrive",
-    )
-    parser.add_argument(
-        "--head-timeout",
-        type=_positive(float),
-        default=DEFAULTS["head_timeout"],
-        help="seconds for a request's head to arrive (idle new connections are closed)",
-    )
-    parser.add_argument(
-        "--keep-alive-timeout",
-        type=_positive(float),
-        default=DEFAULTS["keep_alive_timeout"],
-        help="seconds an idle keep-alive connection stays open",
-    )
-    parser.add_argument(
-        "--threads", type=_positive(int), default=DEFAULTS["threads"], help="onnxruntime threads"
-    )
-    parser.add_argument("--model-name", default=None, help="name in the v2 routes")
     parser.add_argument("--access-log", action="store_true", help="log every request")
 
 
