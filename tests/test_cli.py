@@ -314,6 +314,35 @@ def test_a_closed_standard_output_ends_the_command_quietly(command, saved_model)
     assert done.returncode == 1
 
 
+def test_a_broken_pipe_that_is_not_standard_output_is_an_error(monkeypatch, capfd):
+    import skattn._cli._predict
+
+    def fails(args):
+        raise BrokenPipeError(32, "Broken pipe (a socket, not standard output)")
+
+    monkeypatch.setattr(skattn._cli._predict, "predict", fails)
+    assert main(["predict", "m.skattn", "--text", "a"]) == 1
+    assert "skattn: error: [Errno 32] Broken pipe (a socket" in capfd.readouterr().err
+
+
+def test_a_command_without_standard_output_still_succeeds(saved_model, tmp_path):
+    # Started with standard output closed (cron, daemons): sys.stdout is None.
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    output = tmp_path / "p.csv"
+    argv = [sys.executable, "-m", "skattn", "predict", str(saved_model), "--text", "a film"]
+    done = subprocess.run(
+        [*argv, "--output", str(output)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        timeout=300,
+        close_fds=True,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(list(csv.DictReader(output.read_text(encoding="utf-8").splitlines()))) == 1
+
+
 def test_predict_of_a_file_prints_unless_output_is_given(saved_model, toy, tmp_path):
     X, _ = toy
     documents = tmp_path / "docs.txt"

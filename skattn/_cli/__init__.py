@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import select
 import sys
 
 #: Subcommand -> "module:function" that runs it.
@@ -54,22 +55,42 @@ def main(argv: list[str] | None = None) -> int:
     try:
         status = getattr(importlib.import_module(module), function)(args)
         # Flushed here, not at exit, so that a closed pipe is caught below.
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
         return status
-    except BrokenPipeError:
-        _silence_stdout()
-        return 1
     except UsageError as error:  # a wrong argument: one line and status 2, as argparse's
         if args.debug:
             raise
         print(f"skattn: error: {error}", file=sys.stderr)
         return 2
     except (Exception, KeyboardInterrupt) as error:
+        if isinstance(error, BrokenPipeError) and _stdout_is_closed():
+            _silence_stdout()
+            return 1
         if args.debug:
             raise
         message = hint(error, args.command) or str(error) or type(error).__name__
         print(f"skattn: error: {message} (--debug shows the traceback)", file=sys.stderr)
         return 1
+
+
+def _stdout_is_closed() -> bool:
+    """Whether standard output's reader has gone, not some other pipe or socket.
+
+    Writing what is still buffered fails again on a closed pipe; when nothing
+    is buffered, ``poll`` reports an error on a pipe without a reader.
+    """
+    if sys.stdout is None:
+        return False
+    try:
+        sys.stdout.flush()
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except BrokenPipeError:
+        return True
+    except (AttributeError, OSError, ValueError):  # no descriptor, or no poll (Windows)
+        return False
 
 
 def _silence_stdout() -> None:

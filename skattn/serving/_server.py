@@ -109,7 +109,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=["auto", "on", "off"],
         default="auto",
         help="gather concurrent requests into one onnxruntime call (dynamic batching); "
-        "auto: on for networks of 64 MiB or more (GET /model says which)",
+        "auto (default): on for networks of 64 MiB or more (GET /model says which)",
     )
     for flag, kind, setting, text in _NUMERIC_OPTIONS:
         parser.add_argument(

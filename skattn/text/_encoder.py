@@ -32,8 +32,9 @@ trained and blank documents are encoded as ``<unk>`` instead.
 ``EncodedCorpus.n_blank`` counts them.
 
 Any script: the default token pattern keeps words of space-separated
-scripts whole, combining marks included, and makes every ideograph and kana character (Chinese,
-Japanese) a token of its own, as multilingual tokenizers do; sentence
+scripts whole, combining marks and joiners included, and makes every
+ideograph and kana character (Chinese, Japanese) a token of its own, as
+multilingual tokenizers do; sentence
 splitting knows the terminators of CJK (。！？), Devanagari (। ॥), Arabic
 (؟ ۔) and other scripts. Built-in tokenizers can be chosen by name
 (:data:`TOKENIZERS`), which a model file can store.
@@ -82,11 +83,18 @@ _IDEOGRAPHIC = (
     "\uff66-\uff9f\U00020000-\U0003134f"
 )
 
-#: A word: letters and digits with the combining marks inside it (Hindi's
-#: vowel signs, Arabic's and Hebrew's points, decomposed accents), which
-#: ``\w`` alone does not match. Written as runs so that a word without marks
-#: costs one character-class scan.
-_WORD = rf"[^\W{_IDEOGRAPHIC}]+(?:[{COMBINING_MARKS}]+[^\W{_IDEOGRAPHIC}]*)*"
+#: Zero-width non-joiner and joiner: inside Persian words and Indic conjuncts.
+_JOINERS = "\u200c\u200d"
+
+#: A letter or digit that can be part of a word (not an ideograph or kana).
+_LETTER = rf"[^\W{_IDEOGRAPHIC}]"
+
+#: A word: letters and digits with the combining marks after them and the
+#: joiners between them (Hindi's vowel signs, Arabic's and Hebrew's points,
+#: decomposed accents, Persian's non-joiner), which ``\w`` alone does not
+#: match. Written as runs so that a word without marks costs one
+#: character-class scan.
+_WORD = rf"{_LETTER}+(?:(?:[{COMBINING_MARKS}]|[{_JOINERS}]+(?={_LETTER}))+{_LETTER}*)*"
 
 #: Words (with an inner apostrophe), single ideographs or kana, and single
 #: punctuation marks: sentiment lives in "!" and "?" too.

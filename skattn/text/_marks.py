@@ -6,9 +6,10 @@ virama, Arabic's and Hebrew's vowel points, the accents of decomposed
 (NFD) Latin text. A word pattern built on ``\\w`` alone cuts such words
 into fragments. :data:`COMBINING_MARKS` lists every mark of Unicode 14.0
 (Python 3.11's database) as ranges; it is written out, not computed from
-the running Python's database, so that the default token pattern, which
-is stored with every fitted model, means the same on every Python.
-``tests/test_text.py`` checks it against :mod:`unicodedata`.
+the running Python's database, so that the marks the default token pattern
+keeps inside words (the pattern is stored with every fitted model) are the
+same on every Python (``\\w`` itself follows the running Python's
+database). ``tests/test_text.py`` checks it against :mod:`unicodedata`.
 """
 
 #: Every combining mark of Unicode 14.0 (Mn, Mc, Me), as ranges for a
