@@ -92,9 +92,14 @@ _LETTER = rf"[^\W{_IDEOGRAPHIC}]"
 #: A word: letters and digits with the combining marks after them and the
 #: joiners between them (Hindi's vowel signs, Arabic's and Hebrew's points,
 #: decomposed accents, Persian's non-joiner), which ``\w`` alone does not
-#: match. Written as runs so that a word without marks costs one
-#: character-class scan.
-_WORD = rf"{_LETTER}+(?:(?:[{COMBINING_MARKS}]|[{_JOINERS}]+(?={_LETTER}))+{_LETTER}*)*"
+#: match. The look-ahead (a character that is neither a letter, white space
+#: nor ASCII, which every mark and joiner is) lets a word without marks end
+#: after one cheap test: entering the group costs about twice the old
+#: pattern's time on English text.
+_WORD = (
+    rf"{_LETTER}+(?:(?=[^\w\s\x00-\x7f])"
+    rf"(?:[{COMBINING_MARKS}]|[{_JOINERS}]+(?={_LETTER}))+{_LETTER}*)*"
+)
 
 #: Words (with an inner apostrophe), single ideographs or kana, and single
 #: punctuation marks: sentiment lives in "!" and "?" too.
