@@ -273,6 +273,24 @@ def test_max_tokens_counts_tokens_after_truncation_and_both_texts_of_a_pair(arti
         assert refused.status_code == 413 and "more than 5 tokens" in refused.json()["error"]
 
 
+def test_the_token_bound_holds_and_spares_short_requests_a_count(artifacts, monkeypatch):
+    runtime = OnnxTextClassifier(artifacts["binary"])
+    texts = ["a good film", "", "  ", "don't!", "w " * 3000, "\u0301x y", "好看的电影"]
+    for text in texts:
+        assert runtime.token_bound([text]) >= runtime.count_tokens([text]), repr(text)
+    assert runtime.token_bound(["w " * 3000]) == 1000  # the truncation caps it
+    pairs = OnnxTextClassifier(artifacts["pair"])
+    assert pairs.token_bound([["a good film", ""]]) == 11 + 1
+    # 1,024 short texts: within the limit by their characters, never counted.
+    with TestClient(create_app(artifacts["binary"], max_tokens=20_000)) as client:
+        monkeypatch.setattr(
+            type(runtime), "count_tokens", lambda *a, **k: pytest.fail("counted a short request")
+        )
+        answer = client.post("/predict", json={"texts": ["a fine film"] * 1024})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["predictions"] == runtime.predict(["a fine film"] * 1024).tolist()
+
+
 def test_serve_takes_max_tokens_on_its_command_line():
     import argparse
 

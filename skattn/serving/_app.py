@@ -127,15 +127,14 @@ class _Service:
 
         The tokens are those the network reads (each text as the model
         truncates it): what a call's time and an answer's size grow with
-        (``/attention`` returns weights for each). Requests whose samples
-        cannot reach the limit even at the model's truncation length are
-        not tokenised; others are, once, stopping past the limit, in a
+        (``/attention`` returns weights for each). A request whose
+        characters cannot hold that many tokens is not tokenised here (the
+        model tokenises it once); others are, stopping past the limit, in a
         thread of their own so that the event loop keeps serving others.
         """
         budget = self.settings["max_tokens"]
         runtime = self.served.runtime
-        most = runtime.max_sample_tokens
-        if most is not None and len(samples) * most <= budget:
+        if runtime.token_bound(samples) <= budget:
             return
         if await asyncio.to_thread(runtime.count_tokens, samples, stop_above=budget) > budget:
             raise _ServiceError(

@@ -236,22 +236,27 @@ class OnnxTextModel:
         """Documents, or pairs of documents for a pair model, checked."""
         return _check_pairs(X, self.feature_names_in_) if self.reads_pairs else _check_documents(X)
 
-    @property
-    def max_sample_tokens(self) -> int | None:
-        """Most tokens the network reads of one sample (both texts of a pair), or None.
+    def token_bound(self, X) -> int:
+        """An upper bound of :meth:`count_tokens` that tokenises nothing.
 
-        A text keeps at most ``max_length`` tokens, and at most
-        ``max_sentences`` sentences of ``max_sentence_length`` (the
-        truncation rule); a blank text is one token. None: no limit bounds it.
+        A token holds at least one character and a blank text is one token,
+        so a text reads at most its length, and at most what the truncation
+        rule keeps (``max_length`` tokens; ``max_sentences`` sentences of
+        ``max_sentence_length``).
+
+        Examples
+        --------
+        >>> model = OnnxTextModel("model.onnx.zip")  # doctest: +SKIP
+        >>> model.token_bound(["a good film", ""])  # doctest: +SKIP
+        12
         """
         config = self.text.config
         limits = [config["max_length"]]
         if config["max_sentences"] is not None and config["max_sentence_length"] is not None:
             limits.append(config["max_sentences"] * config["max_sentence_length"])
-        limits = [limit for limit in limits if limit is not None]
-        if not limits:
-            return None
-        return max(1, min(limits)) * (2 if self.reads_pairs else 1)
+        kept = min((limit for limit in limits if limit is not None), default=None)
+        lengths = (max(len(text), 1) for text in self._texts(X))
+        return sum(lengths if kept is None else (min(n, max(kept, 1)) for n in lengths))
 
     def count_tokens(self, X, stop_above: int | None = None) -> int:
         """Tokens the network reads for ``X``: each text's tokens as truncated, summed.
@@ -273,14 +278,17 @@ class OnnxTextModel:
         >>> model.count_tokens(["a good film", ""])  # doctest: +SKIP
         4
         """
-        samples = self._samples(X)
-        texts = [text for pair in samples for text in pair] if self.reads_pairs else samples
         total = 0
-        for text in texts:
+        for text in self._texts(X):
             total += sum(map(len, self.text.tokenize(text)))
             if stop_above is not None and total > stop_above:
                 break
         return total
+
+    def _texts(self, X) -> list[str]:
+        """The texts of ``X``, checked: each document, or both texts of each pair."""
+        samples = self._samples(X)
+        return [text for pair in samples for text in pair] if self.reads_pairs else samples
 
     def _batch(self, chunk: list) -> tuple[dict[str, np.ndarray], list]:
         if self.hierarchical:
