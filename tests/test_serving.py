@@ -416,11 +416,30 @@ def test_bad_documents_give_clear_errors(artifacts):
     served = OnnxTextClassifier(path)
     with pytest.raises(TypeError, match="single str"):
         served.predict("a film")
-    with pytest.raises(TypeError, match=r"X\[1\] is NoneType"):
+    with pytest.raises(TypeError, match=r"X\[1\] is None/NaN, not str"):
         served.predict(["a film", None])
-    with pytest.raises(ValueError, match="not UTF-8"):
-        served.predict([b"\xff\xfe"])
-    assert served.predict([b"good"]).shape == (1,)
+
+
+@pytest.mark.parametrize(
+    "documents",
+    [[b"good"], [b"\xff\xfe"], ["a film", float("nan")], ["a film", 3], [bytearray(b"good")]],
+    ids=["utf8-bytes", "other-bytes", "nan", "number", "bytearray"],
+)
+def test_the_runtime_refuses_what_predict_refuses_in_the_same_words(artifacts, documents):
+    model, path = artifacts["self_attentive"]
+    served = OnnxTextClassifier(path)
+    with pytest.raises(TypeError) as by_the_estimator:
+        model.predict(documents)
+    with pytest.raises(TypeError) as by_the_runtime:
+        served.predict(documents)
+    assert str(by_the_runtime.value) == str(by_the_estimator.value)
+    kind = "bytes" if isinstance(documents[-1], (bytes, bytearray)) else "not str"
+    pair_model, pair_path = artifacts["pair"]
+    pairs = [("a film", "a plot"), ("a film", documents[-1])]
+    with pytest.raises(TypeError, match=kind):
+        pair_model.predict(pairs)
+    with pytest.raises(TypeError, match=rf"X\[1\]\[1\] is .*{kind}"):
+        OnnxTextClassifier(pair_path).predict(pairs)
 
 
 def test_containers_that_are_not_documents_are_refused(artifacts):

@@ -19,6 +19,7 @@ from skattn.serving._artifact import CONFIG, NETWORK, ArtifactError, read_artifa
 from skattn.serving._text import TextPipeline
 from skattn.text._streaming import check_document_iterable
 from skattn.utils._archives import DEFAULT_MAX_BYTES
+from skattn.utils._documents import not_a_document
 
 __all__ = [
     "ArtifactError",
@@ -33,19 +34,14 @@ _PAIRS = "pairs of texts, e.g. [(first, second)] or a 2-column DataFrame"
 
 
 def _text(value: Any, where: str) -> str:
-    """One text: a str, or UTF-8 bytes decoded."""
-    if isinstance(value, bytes):
-        try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise ValueError(f"{where} is bytes that are not UTF-8: {error}.") from None
+    """One text, refused as the estimators refuse it unless it is a str (bytes too)."""
     if not isinstance(value, str):
-        raise TypeError(f"{where} is {type(value).__name__} ({value!r}); every text must be a str.")
+        raise TypeError(not_a_document(value, where))
     return value
 
 
 def _check_documents(X: Any) -> list[str]:
-    """A list of str from an ordered iterable of documents (bytes must be UTF-8).
+    """A list of str from an ordered iterable of documents.
 
     A str, a dict, a set or a DataFrame of several columns is refused
     (:func:`skattn.text._streaming.check_document_iterable`): iterating it would

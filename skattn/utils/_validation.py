@@ -12,7 +12,8 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
-_HINT = "expected a 1-D sequence of str (list, tuple, 1-D numpy array or pandas Series)"
+from skattn.utils._documents import DOCUMENTS_HINT as _HINT
+from skattn.utils._documents import not_a_document
 
 
 def check_text_input(X: Any, *, name: str = "X") -> list[str]:
@@ -47,7 +48,7 @@ def check_text_input(X: Any, *, name: str = "X") -> list[str]:
         raise ValueError(f"{name} is empty; at least one document is needed.")
     for i, doc in enumerate(documents):
         if not isinstance(doc, str):  # blank strings are documents too
-            raise TypeError(_not_a_document(doc, f"{name}[{i}]"))
+            raise TypeError(not_a_document(doc, f"{name}[{i}]"))
     return documents
 
 
@@ -75,17 +76,6 @@ def _as_document_list(X: Any, name: str) -> list:
     if not isinstance(X, Sequence):
         raise TypeError(f"{name} is a {type(X).__name__}; {_HINT}.")
     return list(X)
-
-
-def _not_a_document(doc: Any, where: str) -> str:
-    """Why ``doc`` is not a document, naming where it is."""
-    if isinstance(doc, (bytes, bytearray)):
-        return (
-            f"{where} is bytes; documents must be str. Decode them first, "
-            "e.g. doc.decode('utf-8') (or the encoding of your files)."
-        )
-    missing = doc is None or (isinstance(doc, float) and doc != doc)
-    return f"{where} is {'None/NaN' if missing else type(doc).__name__}, not str; {_HINT}."
 
 
 def check_same_length(n_documents: int, y) -> None:
