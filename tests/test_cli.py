@@ -128,6 +128,35 @@ def test_a_regressors_predictions_name_their_columns_without_documents(toy, tmp_
     assert output.read_text(encoding="utf-8").splitlines() == ["text,prediction"]
 
 
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_predicted_numbers_read_back_as_what_predict_returns(suffix, saved_model, toy, tmp_path):
+    from estimators import small_self_attentive_regressor
+
+    X, _ = toy
+    documents = [X[0], "", X[1], X[2]]
+    regressor = small_self_attentive_regressor(max_epochs=1).fit(X, np.linspace(0, 1e4, len(X)))
+    for model_path, model in [
+        (saved_model, load(saved_model)),
+        (save(regressor, tmp_path / "r.skattn"), regressor),
+    ]:
+        output = tmp_path / f"predictions{suffix}"
+        inputs = tmp_path / "docs.jsonl"
+        inputs.write_text("".join(json.dumps({"text": d}) + "\n" for d in documents), "utf-8")
+        argv = ["predict", str(model_path), str(inputs), "--output", str(output), "--force"]
+        assert main(argv) == 0
+        if suffix == ".csv":
+            rows = list(csv.DictReader(open(output, encoding="utf-8")))
+        else:
+            rows = [json.loads(line) for line in output.read_text("utf-8").splitlines()]
+        if model is regressor:
+            written = np.array([float(row["prediction"]) for row in rows])
+            np.testing.assert_array_equal(written, model.predict(documents))
+        else:
+            written = np.array([[float(row["proba_neg"]), float(row["proba_pos"])] for row in rows])
+            np.testing.assert_array_equal(written, model.predict_proba(documents))
+            assert [row["label"] for row in rows] == model.predict(documents).tolist()
+
+
 @pytest.mark.parametrize("name", ["out.parquet", "out.txt", "out"])
 def test_predict_refuses_an_output_suffix_it_does_not_write(name, saved_model, tmp_path, capsys):
     output = tmp_path / name

@@ -104,6 +104,9 @@ def _prediction_rows(model, documents: list[str]) -> list[dict]:
 
     The labels are the model's decision rule applied to its probabilities:
     what ``predict`` returns, without a second pass over the documents.
+    Numbers are written whole (the shortest text that reads back as the same
+    float): a file of predictions holds what ``predict`` and
+    ``predict_proba`` return, not a rounding of it.
     """
     import numpy as np
 
@@ -112,7 +115,7 @@ def _prediction_rows(model, documents: list[str]) -> list[dict]:
         predictions = np.asarray(model.predict(documents)).reshape(len(documents), -1)
         names = _prediction_columns(model)[1:]
         return [
-            {"text": text, **{n: float(f"{v:.6g}") for n, v in zip(names, row)}}
+            {"text": text, **{n: float(v) for n, v in zip(names, row)}}
             for text, row in zip(documents, predictions)
         ]
     probabilities = model.predict_proba(documents)
@@ -121,6 +124,6 @@ def _prediction_rows(model, documents: list[str]) -> list[dict]:
         labels = [json.dumps(row) for row in labels]
     columns = _prediction_columns(model)[2:]
     return [
-        {"text": text, "label": label, **{c: round(float(p), 6) for c, p in zip(columns, proba)}}
+        {"text": text, "label": label, **{c: float(p) for c, p in zip(columns, proba)}}
         for text, label, proba in zip(documents, labels, probabilities)
     ]
