@@ -325,6 +325,12 @@ def test_predict_and_explain_text_print_and_leave_the_folder_unchanged(saved_mod
     assert record["text"] == X[0] and record["method"] == "integrated_gradients"
     assert record["prediction"] == load(saved_model).predict([X[0]])[0]
     assert "superb" in [token for token, _ in record["tokens"]]
+    # Scores written whole: they read back as the explanation's own (not rounded to 6 places).
+    from skattn.explain._explanations import token_scores_of
+
+    [expected] = load(saved_model).explain([X[0]], method="integrated_gradients")
+    written = np.array([score for _, score in record["tokens"]])
+    np.testing.assert_allclose(written, token_scores_of(expected), rtol=1e-5, atol=1e-9)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -70,5 +70,5 @@ def _plain(text: str, record: dict) -> dict:
         "text": text,
         "prediction": shown_value(record["prediction"]),
         "method": record.get("method", "attention"),
-        "tokens": [[token, round(float(score), 6)] for token, score in zip(tokens, scores)],
+        "tokens": [[token, float(score)] for token, score in zip(tokens, scores)],
     }
