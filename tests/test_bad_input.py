@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from skattn.utils._params import InvalidParameterError
 
-from estimators import LENGTH_LIMITS, SMALL_ESTIMATORS
+from estimators import LENGTH_LIMITS, SMALL_ESTIMATORS, SMALL_REGRESSORS
 
 GOOD_X = ["a fine film", "a poor film", "fine acting", "poor acting"]
 GOOD_Y = ["pos", "neg", "pos", "neg"]
@@ -164,3 +164,51 @@ def test_streams_read_a_series_and_a_one_column_frame_as_the_list(fitted_once):
         chunks = list(fitted_once.predict_proba_iter(X, chunk_size=3))
         assert [len(chunk) for chunk in chunks] == [3, 1]
         np.testing.assert_allclose(np.concatenate(chunks), expected, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["SelfAttentiveClassifier", "HierarchicalAttentionRegressor"])
+def test_a_model_fitted_on_a_named_column_refuses_another_column_everywhere(name, tmp_path):
+    from skattn import load, save
+
+    y = GOOD_Y * 4 if name.endswith("Classifier") else [1.0, 0.0, 1.0, 0.0] * 4
+    small = {**SMALL_ESTIMATORS, **SMALL_REGRESSORS}[name]
+    model = small(max_epochs=1).fit(pd.DataFrame({"review": GOOD_X * 4}), y)
+    assert model.feature_names_in_.tolist() == ["review"]
+    right, wrong = pd.DataFrame({"review": GOOD_X}), pd.DataFrame({"title": GOOD_X})
+    np.testing.assert_array_equal(model.predict(right), model.predict(GOOD_X))
+    np.testing.assert_array_equal(model.predict(pd.Series(GOOD_X, name="x")), model.predict(GOOD_X))
+    loaded = load(save(model, tmp_path / "m.skattn"))
+    calls = [
+        model.predict,
+        model.transform,
+        lambda X: model.score(X, y[:4]),
+        lambda X: model.predict_iter(X),
+        model.explain,
+        loaded.predict,
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"fitted on the column \['review'\]"):
+            call(wrong)
+    # Fitted on a list: any one column is read (there is no name to hold it to).
+    unnamed = small(max_epochs=1).fit(GOOD_X * 4, y)
+    assert not hasattr(unnamed, "feature_names_in_")
+    np.testing.assert_array_equal(unnamed.predict(wrong), unnamed.predict(GOOD_X))
+
+
+def test_the_runtime_holds_a_text_model_to_its_column(tmp_path):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnxscript")
+    from skattn.serving import OnnxTextClassifier, export
+
+    fitted = SMALL_ESTIMATORS["SelfAttentiveClassifier"](max_epochs=1)
+    model = fitted.fit(pd.DataFrame({"review": GOOD_X * 4}), GOOD_Y * 4)
+    served = OnnxTextClassifier(export(model, tmp_path / "m.onnx.zip"))
+    assert served.feature_names_in_ == ["review"]
+    np.testing.assert_array_equal(
+        served.predict(pd.DataFrame({"review": GOOD_X})), model.predict(GOOD_X)
+    )
+    with pytest.raises(ValueError) as by_the_runtime:
+        served.predict(pd.DataFrame({"title": GOOD_X}))
+    with pytest.raises(ValueError) as by_the_estimator:
+        model.predict(pd.DataFrame({"title": GOOD_X}))
+    assert str(by_the_runtime.value) == str(by_the_estimator.value)

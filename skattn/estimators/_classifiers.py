@@ -59,6 +59,7 @@ class SelfAttentiveClassifier(SelfAttentiveModel, AttentionClassifierBase):
     ----------
     %(classifier_attributes)s
     %(fitted_attributes)s
+    %(text_column_attribute)s
 
     Examples
     --------
@@ -260,6 +261,7 @@ class HierarchicalAttentionClassifier(HierarchicalAttentionModel, AttentionClass
     ----------
     %(classifier_attributes)s
     %(fitted_attributes)s
+    %(text_column_attribute)s
 
     Examples
     --------

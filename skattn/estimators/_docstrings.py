@@ -356,6 +356,12 @@ choices_ : dict
     ..., "why": ...}`` (for example which word vectors ``embeddings="auto"``
     took). Saved with the model.
 """,
+    "text_column_attribute": """
+feature_names_in_ : ndarray of str
+    The column name of a one-column DataFrame ``X`` at fit (only then): a
+    DataFrame given later must hold that column, else a ``ValueError``
+    (a Series or a list is read as it is).
+""",
 }
 
 #: Placeholders that stand for several entries, in this order.

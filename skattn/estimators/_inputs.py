@@ -21,6 +21,7 @@ from skattn.text._batching import DocumentDataset
 from skattn.text._encoder import EncodedCorpus, TextEncoder
 from skattn.text._ordering import text_digests
 from skattn.text._pairs import PairCorpus, PairDataset, check_pair_input, pair_column_names
+from skattn.utils._documents import check_text_column, text_column_name
 from skattn.utils._validation import check_text_input
 
 __all__ = ["Input", "PairInput", "TextInput"]
@@ -95,7 +96,15 @@ class TextInput(Input):
     reads_streams = True
 
     def check(self, X: Any, feature_names: Sequence[str] | None = None) -> list:
+        check_text_column(X, feature_names)
         return check_text_input(X)
+
+    def check_fit(self, X: Any) -> tuple[list, list[str] | None]:
+        return check_text_input(X), text_column_name(X)
+
+    def stream(self, X: Any, feature_names: Sequence[str] | None = None) -> Iterable:
+        check_text_column(X, feature_names)
+        return X
 
     def fit_encode(self, encoder: TextEncoder, X: Iterable, memmap_dir=None) -> EncodedCorpus:
         # Validated a chunk at a time, as a stream is read.

@@ -53,6 +53,7 @@ class SelfAttentiveRegressor(SelfAttentiveModel, AttentionRegressorBase):
     ----------
     %(regressor_attributes)s
     %(fitted_attributes)s
+    %(text_column_attribute)s
 
     Examples
     --------
@@ -193,6 +194,7 @@ class HierarchicalAttentionRegressor(HierarchicalAttentionModel, AttentionRegres
     ----------
     %(regressor_attributes)s
     %(fitted_attributes)s
+    %(text_column_attribute)s
 
     Examples
     --------

@@ -236,14 +236,15 @@ def _check_model(config: Mapping[str, Any], path) -> None:
             path, CONFIG, f"embedder_output {output!r} is not one of {EMBEDDER_OUTPUTS}"
         )
     names = config.get("feature_names_in")
+    count = 2 if architecture == "pair" else 1
     if names is not None and (
-        architecture != "pair"
-        or not isinstance(names, list)
-        or len(names) != 2
-        or len(set(names)) != 2
+        not isinstance(names, list)
+        or len(names) != count
+        or len(set(names)) != count
         or not all(isinstance(name, str) for name in names)
     ):
-        raise ArtifactError(path, CONFIG, f"feature_names_in {names!r}: two distinct column names")
+        what = "two distinct column names" if count == 2 else "one column name"
+        raise ArtifactError(path, CONFIG, f"feature_names_in {names!r}: {what}")
 
 
 def _positive_or_none(value) -> bool:

@@ -19,7 +19,7 @@ from skattn.serving._artifact import CONFIG, NETWORK, ArtifactError, read_artifa
 from skattn.serving._text import TextPipeline
 from skattn.text._streaming import check_document_iterable
 from skattn.utils._archives import DEFAULT_MAX_BYTES
-from skattn.utils._documents import not_a_document
+from skattn.utils._documents import check_text_column, not_a_document
 
 __all__ = [
     "ArtifactError",
@@ -40,13 +40,14 @@ def _text(value: Any, where: str) -> str:
     return value
 
 
-def _check_documents(X: Any) -> list[str]:
+def _check_documents(X: Any, feature_names: list[str] | None = None) -> list[str]:
     """A list of str from an ordered iterable of documents.
 
     A str, a dict, a set or a DataFrame of several columns is refused
     (:func:`skattn.text._streaming.check_document_iterable`): iterating it would
     read characters, keys, items in no order or column names.
     """
+    check_text_column(X, feature_names)
     documents = [_text(doc, f"X[{i}]") for i, doc in enumerate(check_document_iterable(X))]
     if not documents:
         raise ValueError("X holds no document.")
@@ -119,7 +120,8 @@ class OnnxTextModel:
     decision_rule_ : skattn.decisions.DecisionRule
         How scores become predictions, as the estimator decided.
     feature_names_in_ : list of str or None
-        A pair model fitted on a DataFrame: the two columns, read by name.
+        The columns of the DataFrame the model was fitted on (a pair model's
+        two, read by name; a text model's one, which a DataFrame must hold).
 
     Raises
     ------
@@ -230,7 +232,9 @@ class OnnxTextModel:
 
     def _samples(self, X) -> list:
         """Documents, or pairs of documents for a pair model, checked."""
-        return _check_pairs(X, self.feature_names_in_) if self.reads_pairs else _check_documents(X)
+        if self.reads_pairs:
+            return _check_pairs(X, self.feature_names_in_)
+        return _check_documents(X, self.feature_names_in_)
 
     def token_bound(self, X) -> int:
         """An upper bound of :meth:`count_tokens` that tokenises nothing.

@@ -43,3 +43,60 @@ def not_a_document(value: Any, where: str) -> str:
     missing = value is None or (isinstance(value, float) and value != value)
     kind = "None/NaN" if missing else type(value).__name__
     return f"{where} is {kind}, not str; {DOCUMENTS_HINT}."
+
+
+def is_data_frame(X: Any) -> bool:
+    """Whether ``X`` looks like a pandas DataFrame (checked without importing pandas)."""
+    return hasattr(X, "iloc") and hasattr(X, "columns")
+
+
+def text_column_name(X: Any) -> list[str] | None:
+    """The column name of a one-column DataFrame of texts (a str), else None.
+
+    What a single-text estimator fitted on ``X`` records as
+    ``feature_names_in_`` (scikit-learn's convention: only str names).
+
+    Examples
+    --------
+    >>> text_column_name(["a good film"]) is None
+    True
+    """
+    if not is_data_frame(X):
+        return None
+    names = list(X.columns)
+    return names if len(names) == 1 and isinstance(names[0], str) else None
+
+
+def check_text_column(X: Any, feature_names: Any) -> None:
+    """Refuse a DataFrame whose column is not the one the model was fitted on.
+
+    A model fitted on ``df[["review"]]`` and given ``df[["title"]]`` would
+    answer for the wrong text; scikit-learn refuses mismatched feature names
+    the same way. Lists, arrays and Series carry no name and are read as is.
+
+    Parameters
+    ----------
+    X : object
+        The documents, possibly a one-column DataFrame.
+    feature_names : sequence of one str, or None
+        The fitted model's ``feature_names_in_``.
+
+    Raises
+    ------
+    ValueError
+        ``X`` is a DataFrame and its columns are not ``feature_names``.
+
+    Examples
+    --------
+    >>> check_text_column(["a good film"], ["review"]) is None
+    True
+    """
+    if feature_names is None or not is_data_frame(X):
+        return
+    expected = [str(name) for name in feature_names]
+    columns = list(X.columns)
+    if columns != expected:
+        raise ValueError(
+            f"X has columns {columns}; the model was fitted on the column {expected}, so it "
+            f"would answer for another text. Pass df[{expected[0]!r}], or rename the column."
+        )
