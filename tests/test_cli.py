@@ -633,7 +633,7 @@ def test_every_option_of_every_command_has_a_help_text():
 
     root = parser()
     [commands] = [a for a in root._actions if isinstance(a, argparse._SubParsersAction)]
-    assert sorted(commands.choices) == ["compare", "explain", "export", "predict", "serve"]
+    assert sorted(commands.choices) == ["compare", "explain", "export", "fit", "predict", "serve"]
     for name, command in commands.choices.items():
         for action in command._actions:
             assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)

@@ -2,7 +2,7 @@
 
 - :mod:`skattn._cli._parser`: the arguments (light imports: ``--help`` and
   ``--version`` load neither torch nor scikit-learn);
-- :mod:`skattn._cli._predict`, :mod:`skattn._cli._explain`,
+- :mod:`skattn._cli._fit`, :mod:`skattn._cli._predict`, :mod:`skattn._cli._explain`,
   :mod:`skattn._cli._export`, :mod:`skattn._cli._compare`: the commands,
   each importing what it needs when it runs;
 - :mod:`skattn._cli._extras`: the one-line hint naming the extra to install;
@@ -20,6 +20,7 @@ import sys
 #: Subcommand -> "module:function" that runs it.
 COMMANDS = {
     "compare": "skattn._cli._compare:compare",
+    "fit": "skattn._cli._fit:fit",
     "predict": "skattn._cli._predict:predict",
     "explain": "skattn._cli._explain:explain",
     "export": "skattn._cli._export:export",

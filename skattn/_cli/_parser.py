@@ -112,7 +112,7 @@ def parser() -> argparse.ArgumentParser:
     """The parser of every subcommand."""
     root = argparse.ArgumentParser(
         prog="python -m skattn",
-        description="Attention text classifiers: compare, predict, explain, export, serve.",
+        description="Attention text classifiers: compare, fit, predict, explain, export, serve.",
     )
     root.add_argument("--version", action="version", version=f"skattn {__version__}")
     root.add_argument(
@@ -120,6 +120,7 @@ def parser() -> argparse.ArgumentParser:
     )
     commands = root.add_subparsers(dest="command", required=True)
     _compare_parser(commands)
+    _fit_parser(commands)
     _predict_parser(commands)
     _explain_parser(commands)
     _export_parser(commands)
@@ -235,6 +236,59 @@ def _report_arguments(cmp) -> None:
         "on a terminal only",
     )
     cmp.add_argument("--list", action="store_true", help="list model names and exit")
+
+
+def _fit_parser(commands) -> None:
+    command = commands.add_parser(
+        "fit",
+        help="train an attention model on a corpus or a file and save it (for predict, "
+        "explain, export)",
+    )
+    command.add_argument("output", type=Path, help="the model file to write (e.g. model.skattn)")
+    command.add_argument(
+        "--dataset",
+        default="sentence_polarity",
+        help="a corpus name (as compare's) or a .csv/.tsv/.jsonl/.ndjson/.json/.parquet file; "
+        "a corpus with a fixed test part is fitted on its training part "
+        "(default: %(default)s)",
+    )
+    command.add_argument("--text-column", default="text", help="text column of a file")
+    command.add_argument("--label-column", default="label", help="label column of a file")
+    command.add_argument(
+        "--task",
+        choices=("auto", "classification", "regression"),
+        default="auto",
+        help="auto (default) decides from the labels as compare does and prints why",
+    )
+    command.add_argument(
+        "--model",
+        choices=("self_attentive", "han"),
+        default="self_attentive",
+        help="SelfAttentive* (default) or HierarchicalAttention* (classifier or regressor, "
+        "by the task)",
+    )
+    command.add_argument(
+        "--set",
+        action="append",
+        metavar="NAME=VALUE",
+        help="an estimator parameter (repeatable), e.g. --set max_epochs=3 --set lr=0.002; "
+        "VALUE is a Python literal, else text",
+    )
+    command.add_argument(
+        "--sentence-split",
+        default=None,
+        help='HAN: "punctuation" (its default), "lines", or module:function (imported)',
+    )
+    command.add_argument(
+        "--seed", type=int, default=0, help="the model's random_state (default: %(default)s)"
+    )
+    command.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="a progress bar per epoch: auto (default) shows it on a terminal only",
+    )
+    command.add_argument("--force", action="store_true", help="overwrite an existing output")
 
 
 def _documents_arguments(command, input_help: str) -> None:

@@ -1,0 +1,129 @@
+"""``fit``: train an attention model on a corpus or a file and save it for predict and serve."""
+
+from __future__ import annotations
+
+import ast
+import time
+
+from skattn._cli._compare import say
+from skattn._cli._output import check_output, import_function
+from skattn._cli._parser import UsageError
+from skattn._cli._task import Task, decide_task, numbers_of
+
+#: --model -> the estimator class of each task, by name (imported when fit runs).
+ESTIMATORS = {
+    "self_attentive": {
+        "classification": "SelfAttentiveClassifier",
+        "regression": "SelfAttentiveRegressor",
+        "pairs": "SelfAttentivePairClassifier",
+    },
+    "han": {
+        "classification": "HierarchicalAttentionClassifier",
+        "regression": "HierarchicalAttentionRegressor",
+    },
+}
+
+
+def fit(args) -> int:
+    """Run ``fit`` (see ``python -m skattn fit --help``)."""
+    check_output(args.output, args.force)
+    params = parse_settings(args.set or [])
+    from skattn.compare import load_dataset
+    from skattn.compare._io import PAIR_CORPORA
+
+    corpus = load_dataset(
+        args.dataset, text_column=args.text_column, label_column=args.label_column
+    )
+    if args.dataset in PAIR_CORPORA:
+        kind, X, y, mask = "pairs", corpus.X, corpus.y, corpus.test_mask
+        say(f"{args.dataset}: pairs of texts with a judgment")
+    else:
+        task = decide_task(corpus, args.task, ",", args.dataset, say)
+        say(f"{args.dataset}: task {task.name}: {task.reason}")
+        if task.name == "multilabel":
+            raise UsageError(
+                "fit learns one label (or one number) per document; a multi-label model is "
+                "fitted in Python, with the label names kept (see the multi-label guide)"
+            )
+        kind, X, y, mask = task.name, task.X, _whole_numbers(task), task.test_mask
+    if mask is not None:  # a corpus with a fixed test part: fit on its training part
+        say(f"{args.dataset}: fitting on its training part ({int((~mask).sum())} of {len(X)})")
+        X, y = [x for x, test in zip(X, mask) if not test], y[~mask]
+    model = build_model(args, kind, params)
+    samples = "pairs" if kind == "pairs" else "documents"
+    say(f"{args.dataset}: fitting {type(model).__name__} on {len(X)} {samples}")
+    start = time.perf_counter()
+    model.fit(X, y)
+    seconds = time.perf_counter() - start
+    from skattn.persistence import save
+
+    path = save(model, args.output)
+    epochs = len(model.history_)
+    size = path.stat().st_size / 2**20
+    say(f"wrote {path} ({size:.1f} MiB): {epochs} epoch{'s' * (epochs != 1)} in {seconds:.1f} s")
+    if kind == "pairs":  # predict and explain read single documents
+        say(f"next: python -m skattn export {path} pairs.onnx.zip, then serve it (JSON pairs)")
+    else:
+        say(f"next: python -m skattn predict {path} --text 'a document'")
+    return 0
+
+
+def _whole_numbers(task: Task):
+    """Class labels that are all whole numbers as ints (a CSV file reads them as text)."""
+    import numpy as np
+
+    numbers = numbers_of(task.y) if task.name == "classification" else None
+    if numbers is None or not np.all(np.isfinite(numbers) & (numbers == np.round(numbers))):
+        return task.y
+    return numbers.astype(np.int64)
+
+
+def build_model(args, kind: str, params: dict):
+    """The estimator of ``--model`` for ``kind``, with ``--seed``, ``--set`` and progress."""
+    import skattn
+
+    by_task = ESTIMATORS[args.model]
+    if kind not in by_task:
+        raise UsageError(f"--model {args.model} cannot learn {kind}; --model self_attentive can")
+    model = getattr(skattn, by_task[kind])(random_state=args.seed)
+    split = args.sentence_split
+    if split is not None and "sentence_split" in model.get_params():
+        function = import_function("--sentence-split", split) if ":" in split else split
+        params = {"sentence_split": function, **params}
+    unknown = sorted(set(params) - set(model.get_params()))
+    if unknown:
+        known = ", ".join(sorted(model.get_params()))
+        raise UsageError(f"argument --set: {type(model).__name__} has no {unknown}; it has {known}")
+    verbose = {"always": 2, "never": 0}.get(args.progress, 1 if _terminal() else 0)
+    return model.set_params(**{"verbose": verbose, **params})
+
+
+def _terminal() -> bool:
+    import sys
+
+    return sys.stderr.isatty()
+
+
+def parse_settings(settings: list[str]) -> dict:
+    """``--set NAME=VALUE`` pairs as parameters: a Python literal, else the text as a str.
+
+    Examples
+    --------
+    >>> parse_settings(["lr=0.002", "max_epochs=5", "embeddings=None", "pooling=mean"])
+    {'lr': 0.002, 'max_epochs': 5, 'embeddings': None, 'pooling': 'mean'}
+    >>> parse_settings(["lr"])
+    Traceback (most recent call last):
+    ...
+    skattn._cli._parser.UsageError: argument --set: 'lr' is not NAME=VALUE (e.g. lr=0.002)
+    """
+    params = {}
+    for setting in settings:
+        name, equals, text = setting.partition("=")
+        if not equals or not name.strip():
+            raise UsageError(f"argument --set: {setting!r} is not NAME=VALUE (e.g. lr=0.002)")
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text
+        params[name.strip()] = value
+    return params

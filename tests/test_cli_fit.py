@@ -1,0 +1,134 @@
+"""``python -m skattn fit``: a model trained from the command line is the one Python trains."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from skattn import (
+    HierarchicalAttentionClassifier,
+    SelfAttentiveClassifier,
+    SelfAttentiveRegressor,
+    load,
+)
+from skattn.__main__ import main
+from skattn.datasets import fetch_sentence_polarity
+
+SMALL = ["max_epochs=2", "embedding_dim=16", "hidden_size=8", "embeddings=None"]
+
+
+def _table(path, texts, labels):
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["body", "stars"])
+        writer.writerows(zip(texts, labels))
+    return path
+
+
+def _fit(*argv):
+    return main(["fit", *map(str, argv), "--progress", "never"])
+
+
+def _settings(*extra):
+    return [part for setting in [*SMALL, *extra] for part in ("--set", setting)]
+
+
+def test_fit_saves_the_model_python_fits_and_predict_reads_it(toy, tmp_path, capsys):
+    X, y = toy
+    data = _table(tmp_path / "reviews.csv", X, y)
+    output = tmp_path / "model.skattn"
+    argv = [output, "--dataset", data, "--text-column", "body", "--label-column", "stars"]
+    assert _fit(*argv, *_settings(), "--seed", 3) == 0
+    said = capsys.readouterr().out
+    assert "task classification" in said and f"wrote {output}" in said
+    fitted = load(output)
+    assert type(fitted) is SelfAttentiveClassifier
+    assert fitted.get_params()["max_epochs"] == 2 and fitted.random_state == 3
+    same = SelfAttentiveClassifier(
+        max_epochs=2, embedding_dim=16, hidden_size=8, embeddings=None, random_state=3
+    ).fit(X, np.asarray(y))
+    np.testing.assert_allclose(fitted.predict_proba(X), same.predict_proba(X), rtol=1e-5, atol=1e-6)
+    assert main(["predict", str(output), "--text", X[0]]) == 0
+    [row] = list(csv.DictReader(capsys.readouterr().out.splitlines()))
+    assert row["label"] == str(same.predict([X[0]])[0])
+
+
+def test_fit_decides_regression_and_takes_the_han_model(toy, tmp_path, capsys):
+    X, _ = toy
+    scores = np.linspace(0.5, 4.5, len(X))
+    data = _table(tmp_path / "scores.csv", X, scores)
+    output = tmp_path / "regressor.skattn"
+    columns = ["--text-column", "body", "--label-column", "stars"]
+    assert _fit(output, "--dataset", data, *columns, *_settings()) == 0
+    regressor = load(output)
+    assert type(regressor) is SelfAttentiveRegressor
+    assert regressor.predict(X).dtype.kind == "f"
+    assert "task regression: its labels are numbers with fractions" in capsys.readouterr().out
+    # Whole numbers are classes unless asked otherwise; HAN takes its sentence splitter.
+    stars = _table(tmp_path / "stars.csv", X, np.round(scores).astype(int))
+    output = tmp_path / "han.skattn"
+    argv = [output, "--dataset", stars, *columns, "--model", "han", "--sentence-split", "lines"]
+    assert _fit(*argv, *_settings()) == 0
+    han = load(output)
+    assert type(han) is HierarchicalAttentionClassifier and han.sentence_split == "lines"
+    assert han.classes_.tolist() == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--set", "lr"], "'lr' is not NAME=VALUE"),
+        (["--set", "learning_rate=0.1"], "has no ['learning_rate']"),
+        (["--dataset", "goemotions"], "a multi-label model is fitted in Python"),
+    ],
+    ids=["no-value", "unknown-parameter", "multi-label"],
+)
+def test_fit_refuses_wrong_arguments_in_one_line_with_status_2(extra, words, tmp_path, capsys):
+    output = tmp_path / "model.skattn"
+    assert _fit(output, *extra) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("skattn: error: ") and words in error
+    assert not output.exists()
+
+
+def test_fit_refuses_a_bad_value_before_training_and_keeps_an_existing_file(toy, tmp_path, capsys):
+    X, y = toy
+    data = _table(tmp_path / "reviews.csv", X, y)
+    output = tmp_path / "model.skattn"
+    output.write_bytes(b"an earlier model")
+    columns = ["--text-column", "body", "--label-column", "stars"]
+    assert _fit(output, "--dataset", data, *columns, *_settings()) == 1
+    assert "--force overwrites it" in capsys.readouterr().err
+    argv = [output, "--dataset", data, *columns, *_settings("lr=-1"), "--force"]
+    assert _fit(*argv) == 1
+    error = capsys.readouterr()
+    assert "lr" in error.err and "fitting" in error.out and "wrote" not in error.out
+    assert output.read_bytes() == b"an earlier model"
+
+
+def test_a_model_fitted_from_the_command_line_learns_real_text(tmp_path):
+    texts, labels = fetch_sentence_polarity(return_X_y=True, download_if_missing=False)
+    order = np.random.default_rng(0).permutation(len(texts))
+    train, test = order[:3000], order[3000:4000]
+    data = tmp_path / "snippets.jsonl"
+    data.write_text(
+        "".join(json.dumps({"text": texts[i], "label": labels[i]}) + "\n" for i in train),
+        encoding="utf-8",
+    )
+    output = tmp_path / "model.skattn"
+    assert _fit(output, "--dataset", data, "--set", "max_epochs=2") == 0
+    accuracy = load(output).score([texts[i] for i in test], np.asarray(labels)[test])
+    print(f"accuracy of a command-line fit on 3,000 snippets: {accuracy:.4f}")
+    assert accuracy > 0.68, accuracy  # chance is 0.5; the main job's full fit reaches 0.79
+
+
+def test_fit_trains_a_pair_model_on_the_training_part_and_says_how_to_serve_it(tmp_path, capsys):
+    output = tmp_path / "pairs.skattn"
+    assert _fit(output, "--dataset", "sick", *_settings()) == 0
+    said = capsys.readouterr().out
+    assert "fitting on its training part (5000 of 9927)" in said
+    assert "on 5000 pairs" in said and "skattn export" in said and "skattn predict" not in said
+    model = load(output)
+    assert type(model).__name__ == "SelfAttentivePairClassifier"
+    assert model.predict([("a man sings", "a person sings")]).shape == (1,)
