@@ -252,8 +252,12 @@ def _fit_parser(commands) -> None:
         "a corpus with a fixed test part is fitted on its training part "
         "(default: %(default)s)",
     )
-    command.add_argument("--text-column", default="text", help="text column of a file")
-    command.add_argument("--label-column", default="label", help="label column of a file")
+    command.add_argument(
+        "--text-column", default="text", help="text column of a file (default: %(default)s)"
+    )
+    command.add_argument(
+        "--label-column", default="label", help="label column of a file (default: %(default)s)"
+    )
     command.add_argument(
         "--task",
         choices=("auto", "classification", "regression"),
