@@ -169,6 +169,7 @@ def test_streams_read_a_series_and_a_one_column_frame_as_the_list(fitted_once):
 @pytest.mark.parametrize("name", ["SelfAttentiveClassifier", "HierarchicalAttentionRegressor"])
 def test_a_model_fitted_on_a_named_column_refuses_another_column_everywhere(name, tmp_path):
     from skattn import load, save
+    from skattn.explain import explanation_records, token_scores
 
     y = GOOD_Y * 4 if name.endswith("Classifier") else [1.0, 0.0, 1.0, 0.0] * 4
     small = {**SMALL_ESTIMATORS, **SMALL_REGRESSORS}[name]
@@ -184,11 +185,15 @@ def test_a_model_fitted_on_a_named_column_refuses_another_column_everywhere(name
         lambda X: model.score(X, y[:4]),
         lambda X: model.predict_iter(X),
         model.explain,
+        lambda X: token_scores(model, X, "attention"),
+        lambda X: explanation_records(model, X, "attention"),
         loaded.predict,
     ]
     for call in calls:
         with pytest.raises(ValueError, match=r"fitted on the column \['review'\]"):
             call(wrong)
+    # A column without a str name carries no name to hold (scikit-learn warns there).
+    np.testing.assert_array_equal(model.predict(pd.DataFrame(GOOD_X)), model.predict(GOOD_X))
     # Fitted on a list: any one column is read (there is no name to hold it to).
     unnamed = small(max_epochs=1).fit(GOOD_X * 4, y)
     assert not hasattr(unnamed, "feature_names_in_")
@@ -212,3 +217,17 @@ def test_the_runtime_holds_a_text_model_to_its_column(tmp_path):
     with pytest.raises(ValueError) as by_the_estimator:
         model.predict(pd.DataFrame({"title": GOOD_X}))
     assert str(by_the_runtime.value) == str(by_the_estimator.value)
+
+
+def test_an_embedder_fitted_on_a_named_column_says_so_in_a_pipeline():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    from skattn import SelfAttentiveEmbedder
+
+    embedder = SelfAttentiveEmbedder(SMALL_ESTIMATORS["SelfAttentiveClassifier"](max_epochs=1))
+    pipeline = make_pipeline(embedder, LogisticRegression())
+    pipeline.fit(pd.DataFrame({"review": GOOD_X * 4}), GOOD_Y * 4)
+    assert pipeline.feature_names_in_.tolist() == ["review"]
+    with pytest.raises(ValueError, match=r"fitted on the column \['review'\]"):
+        pipeline.predict(pd.DataFrame({"title": GOOD_X}))

@@ -157,6 +157,17 @@ def test_predicted_numbers_read_back_as_what_predict_returns(suffix, saved_model
             assert [row["label"] for row in rows] == model.predict(documents).tolist()
 
 
+def test_explain_prints_a_regressors_prediction_whole(toy, tmp_path, capsys):
+    from estimators import small_self_attentive_regressor
+
+    X, _ = toy
+    regressor = small_self_attentive_regressor(max_epochs=1).fit(X, np.linspace(0, 1e4, len(X)))
+    path = save(regressor, tmp_path / "r.skattn")
+    assert main(["explain", str(path), "--text", X[0], "--method", "attention"]) == 0
+    [record] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert record["prediction"] == float(regressor.predict([X[0]])[0])
+
+
 @pytest.mark.parametrize("name", ["out.parquet", "out.txt", "out"])
 def test_predict_refuses_an_output_suffix_it_does_not_write(name, saved_model, tmp_path, capsys):
     output = tmp_path / name

@@ -81,8 +81,11 @@ def test_fit_decides_regression_and_takes_the_han_model(toy, tmp_path, capsys):
         (["--set", "lr"], "'lr' is not NAME=VALUE"),
         (["--set", "learning_rate=0.1"], "has no ['learning_rate']"),
         (["--dataset", "goemotions"], "a multi-label model is fitted in Python"),
+        (["--set", "random_state=5"], "give the seed as --seed"),
+        (["--sentence-split", "lines"], "the HAN model's"),
+        (["--dataset", "sick", "--task", "regression"], "holds judgments of pairs"),
     ],
-    ids=["no-value", "unknown-parameter", "multi-label"],
+    ids=["no-value", "unknown-parameter", "multi-label", "seed-twice", "split", "pairs-task"],
 )
 def test_fit_refuses_wrong_arguments_in_one_line_with_status_2(extra, words, tmp_path, capsys):
     output = tmp_path / "model.skattn"
@@ -132,3 +135,71 @@ def test_fit_trains_a_pair_model_on_the_training_part_and_says_how_to_serve_it(t
     model = load(output)
     assert type(model).__name__ == "SelfAttentivePairClassifier"
     assert model.predict([("a man sings", "a person sings")]).shape == (1,)
+
+
+def test_fit_never_writes_over_its_own_data(toy, tmp_path, capsys):
+    X, y = toy
+    data = _table(tmp_path / "reviews.csv", X, y)
+    before = data.read_bytes()
+    columns = ["--text-column", "body", "--label-column", "stars"]
+    assert _fit(data, "--dataset", data, *columns, *_settings(), "--force") == 1
+    assert "is the dataset it reads; write to another path" in capsys.readouterr().err
+    assert data.read_bytes() == before
+
+
+def test_a_setting_a_model_file_cannot_hold_is_refused_before_training(toy, tmp_path, capsys):
+    X, y = toy
+    # Digits in a CSV file are int labels, and a dict with int keys cannot be stored as JSON.
+    data = _table(tmp_path / "reviews.csv", X, [int(label == y[0]) for label in y])
+    weights = "class_weight={0: 2.0, 1: 1.0}"
+    output = tmp_path / "model.skattn"
+    columns = ["--text-column", "body", "--label-column", "stars"]
+    assert _fit(output, "--dataset", data, *columns, *_settings(weights)) == 1
+    said = capsys.readouterr()
+    assert "cannot hold safely" in said.err and "fitting" not in said.out
+    assert not output.exists()
+
+
+@pytest.mark.parametrize(
+    ("labels", "expected"),
+    [
+        (["3", "-1"], [-1, 3]),
+        (["007", "7"], ["007", "7"]),
+        (["1.0", "2.0"], ["1.0", "2.0"]),
+        ([True, False], [False, True]),
+    ],
+    ids=["whole-numbers", "leading-zero", "decimal-text", "json-booleans"],
+)
+def test_labels_are_read_as_whole_numbers_only_when_written_as_one(labels, expected, toy, tmp_path):
+    X, _ = toy
+    data = tmp_path / "labels.jsonl"
+    rows = [{"text": text, "label": labels[i % 2]} for i, text in enumerate(X)]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    output = tmp_path / "model.skattn"
+    assert _fit(output, "--dataset", data, "--task", "classification", *_settings()) == 0
+    assert load(output).classes_.tolist() == expected
+
+
+def test_a_han_model_with_its_own_splitter_is_predicted_as_fit_says(
+    toy, tmp_path, capsys, monkeypatch
+):
+    X, y = toy
+    (tmp_path / "my_splitter.py").write_text(
+        "def split(text):\n    return [part for part in text.split(';') if part.strip()] or ['']\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    data = _table(tmp_path / "reviews.csv", X, y)
+    output = tmp_path / "han.skattn"
+    argv = [output, "--dataset", data, "--text-column", "body", "--label-column", "stars"]
+    assert _fit(*argv, "--model", "han", "--sentence-split", "my_splitter:split", *_settings()) == 0
+    [hint] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("next:")]
+    command = hint.removeprefix("next: python -m skattn ").split()
+    assert command[:4] == ["predict", str(output), "--sentence-split", "my_splitter:split"]
+    assert (
+        main(["predict", str(output), "--sentence-split", "my_splitter:split", "--text", X[0]]) == 0
+    )
+    [row] = list(csv.DictReader(capsys.readouterr().out.splitlines()))
+    from my_splitter import split
+
+    assert row["label"] == load(output, sentence_split=split).predict([X[0]])[0]

@@ -418,12 +418,22 @@ def test_bad_documents_give_clear_errors(artifacts):
         served.predict("a film")
     with pytest.raises(TypeError, match=r"X\[1\] is None/NaN, not str"):
         served.predict(["a film", None])
+    with pytest.raises(ValueError, match="X is empty; at least one document is needed"):
+        served.predict([])
 
 
 @pytest.mark.parametrize(
     "documents",
-    [[b"good"], [b"\xff\xfe"], ["a film", float("nan")], ["a film", 3], [bytearray(b"good")]],
-    ids=["utf8-bytes", "other-bytes", "nan", "number", "bytearray"],
+    [
+        [b"good"],
+        [b"\xff\xfe"],
+        ["a film", float("nan")],
+        ["a film", 3],
+        [bytearray(b"good")],
+        np.array([1.5, 2.5]),
+        np.array([1, 2]),
+    ],
+    ids=["utf8-bytes", "other-bytes", "nan", "number", "bytearray", "numpy-floats", "numpy-ints"],
 )
 def test_the_runtime_refuses_what_predict_refuses_in_the_same_words(artifacts, documents):
     model, path = artifacts["self_attentive"]

@@ -55,6 +55,17 @@ def _documents(args, source) -> list[str]:
     return read_documents(source, text_column=args.text_column)
 
 
+def _whole(prediction, shown_value):
+    """A number as the float it is (a regressor's value); a label or labels as a page shows them."""
+    import numpy as np
+
+    if isinstance(prediction, (float, np.floating)):
+        return float(prediction)
+    if isinstance(prediction, np.ndarray) and prediction.dtype.kind == "f":
+        return [float(value) for value in prediction]
+    return shown_value(prediction)
+
+
 def _plain(text: str, record: dict) -> dict:
     """One document's explanation as JSON: its prediction and each token's score."""
     from skattn.explain._explanations import shown_value, token_scores_of
@@ -68,7 +79,7 @@ def _plain(text: str, record: dict) -> dict:
     scores = token_scores_of(record)
     return {
         "text": text,
-        "prediction": shown_value(record["prediction"]),
+        "prediction": _whole(record["prediction"], shown_value),
         "method": record.get("method", "attention"),
         "tokens": [[token, float(score)] for token, score in zip(tokens, scores)],
     }

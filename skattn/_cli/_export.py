@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from skattn._cli._extras import require_extra
-from skattn._cli._models import check_kind
+from skattn._cli._models import check_kind, code_to_pass_again
 from skattn._cli._output import check_output
 
 
@@ -18,8 +18,7 @@ def export(args) -> int:
     from skattn.persistence import load
     from skattn.serving import export as export_model
 
-    params = {"tokenizer": args.tokenizer} if args.tokenizer else {}
-    path = export_model(load(args.model, **params), args.output)
+    path = export_model(load(args.model, **code_to_pass_again(args)), args.output)
     print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MiB)")
     return 0
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import ast
 import time
+from pathlib import Path
 
 from skattn._cli._compare import say
 from skattn._cli._output import check_output, import_function
 from skattn._cli._parser import UsageError
-from skattn._cli._task import Task, decide_task, numbers_of
+from skattn._cli._task import Task, decide_task
 
 #: --model -> the estimator class of each task, by name (imported when fit runs).
 ESTIMATORS = {
@@ -26,15 +27,21 @@ ESTIMATORS = {
 
 def fit(args) -> int:
     """Run ``fit`` (see ``python -m skattn fit --help``)."""
-    check_output(args.output, args.force)
+    dataset = Path(args.dataset)
+    check_output(args.output, args.force, dataset=dataset if dataset.is_file() else None)
     params = parse_settings(args.set or [])
+    if "random_state" in params:
+        raise UsageError("argument --set: give the seed as --seed, not --set random_state")
     from skattn.compare import load_dataset
     from skattn.compare._io import PAIR_CORPORA
+    from skattn.persistence import _describe
 
     corpus = load_dataset(
         args.dataset, text_column=args.text_column, label_column=args.label_column
     )
     if args.dataset in PAIR_CORPORA:
+        if args.task not in ("auto", "classification"):
+            raise UsageError(f"{args.dataset} holds judgments of pairs; --task {args.task} is not")
         kind, X, y, mask = "pairs", corpus.X, corpus.y, corpus.test_mask
         say(f"{args.dataset}: pairs of texts with a judgment")
     else:
@@ -50,6 +57,7 @@ def fit(args) -> int:
         say(f"{args.dataset}: fitting on its training part ({int((~mask).sum())} of {len(X)})")
         X, y = [x for x, test in zip(X, mask) if not test], y[~mask]
     model = build_model(args, kind, params)
+    _describe(model)  # a setting a model file cannot hold is refused now, not after training
     samples = "pairs" if kind == "pairs" else "documents"
     say(f"{args.dataset}: fitting {type(model).__name__} on {len(X)} {samples}")
     start = time.perf_counter()
@@ -61,21 +69,30 @@ def fit(args) -> int:
     epochs = len(model.history_)
     size = path.stat().st_size / 2**20
     say(f"wrote {path} ({size:.1f} MiB): {epochs} epoch{'s' * (epochs != 1)} in {seconds:.1f} s")
+    again = f" --sentence-split {args.sentence_split}" if ":" in (args.sentence_split or "") else ""
     if kind == "pairs":  # predict and explain read single documents
         say(f"next: python -m skattn export {path} pairs.onnx.zip, then serve it (JSON pairs)")
     else:
-        say(f"next: python -m skattn predict {path} --text 'a document'")
+        say(f"next: python -m skattn predict {path}{again} --text 'a document'")
     return 0
 
 
 def _whole_numbers(task: Task):
-    """Class labels that are all whole numbers as ints (a CSV file reads them as text)."""
+    """Class labels written as whole numbers ("3", "-1") as ints: a CSV file reads them as text.
+
+    Only text that is exactly an int's own spelling: "007" and "7", or "1.0",
+    stay text (they would merge, or were written as something else); labels
+    that are not text (a JSON file's numbers and booleans) stay as read.
+    """
     import numpy as np
 
-    numbers = numbers_of(task.y) if task.name == "classification" else None
-    if numbers is None or not np.all(np.isfinite(numbers) & (numbers == np.round(numbers))):
-        return task.y
-    return numbers.astype(np.int64)
+    y = task.y
+    if task.name != "classification" or y.dtype.kind not in "OU":
+        return y
+    texts = y.tolist()
+    if not all(isinstance(t, str) and t.lstrip("-").isdigit() and str(int(t)) == t for t in texts):
+        return y
+    return np.array([int(t) for t in texts], dtype=np.int64)
 
 
 def build_model(args, kind: str, params: dict):
@@ -87,7 +104,9 @@ def build_model(args, kind: str, params: dict):
         raise UsageError(f"--model {args.model} cannot learn {kind}; --model self_attentive can")
     model = getattr(skattn, by_task[kind])(random_state=args.seed)
     split = args.sentence_split
-    if split is not None and "sentence_split" in model.get_params():
+    if split is not None:
+        if "sentence_split" not in model.get_params():
+            raise UsageError("--sentence-split is the HAN model's (--model han)")
         function = import_function("--sentence-split", split) if ":" in split else split
         params = {"sentence_split": function, **params}
     unknown = sorted(set(params) - set(model.get_params()))

@@ -108,6 +108,20 @@ def load_artefact(path: Path):
     return cls(path)
 
 
+def code_to_pass_again(args) -> dict:
+    """``load``'s parameters for code a model file cannot hold: a tokenizer, a sentence splitter."""
+    params = {}
+    if args.tokenizer:
+        params["tokenizer"] = (
+            args.tokenizer
+            if args.tokenizer in TOKENIZER_NAMES
+            else import_function("--tokenizer", args.tokenizer)
+        )
+    if getattr(args, "sentence_split", None):
+        params["sentence_split"] = import_function("--sentence-split", args.sentence_split)
+    return params
+
+
 def load_model(args, artefacts: bool = False):
     """The model of ``args.model`` (``--tokenizer`` applied), refusing pair models.
 
@@ -122,14 +136,7 @@ def load_model(args, artefacts: bool = False):
     from skattn.estimators._pairs import SelfAttentivePairModel
     from skattn.persistence import load
 
-    params = {}
-    if args.tokenizer:
-        params["tokenizer"] = (
-            args.tokenizer
-            if args.tokenizer in TOKENIZER_NAMES
-            else import_function("--tokenizer", args.tokenizer)
-        )
-    model = load(args.model, **params)
+    model = load(args.model, **code_to_pass_again(args))
     if isinstance(model, SelfAttentivePairModel):
         raise ValueError(
             f"{args.model} holds a {type(model).__name__}, which reads pairs of texts; the "

@@ -317,7 +317,18 @@ def _documents_arguments(command, input_help: str) -> None:
         help="for a model saved with a custom tokenizer: module:function (imported), "
         f"or a built-in name {list(TOKENIZER_NAMES)}",
     )
+    _sentence_split_argument(command)
     command.add_argument("--force", action="store_true", help="overwrite an existing --output file")
+
+
+def _sentence_split_argument(command) -> None:
+    """How a HAN model saved with its own sentence splitter gets it back."""
+    command.add_argument(
+        "--sentence-split",
+        default=None,
+        metavar="MODULE:FUNCTION",
+        help="for a HAN model saved with a custom sentence splitter: module:function (imported)",
+    )
 
 
 def _predict_parser(commands) -> None:
@@ -388,6 +399,7 @@ def _export_parser(commands) -> None:
         default=None,
         help=f"for a model saved with a built-in tokenizer name {list(TOKENIZER_NAMES)}",
     )
+    _sentence_split_argument(export)
     export.add_argument("--force", action="store_true", help="overwrite an existing output")
 
 

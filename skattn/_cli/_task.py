@@ -27,7 +27,7 @@ class Task:
     test_mask: np.ndarray | None = None
 
 
-def numbers_of(labels: np.ndarray) -> np.ndarray | None:
+def _numbers(labels: np.ndarray) -> np.ndarray | None:
     """The labels as floats when every one is a number, else None."""
     if labels.dtype.kind in "iuf":
         return labels.astype(float)
@@ -88,11 +88,11 @@ def decide_task(corpus, requested: str, separator: str, name: str, say=print) ->
         Y, names = split_labels(y, separator)
         reason = f"asked (--task multilabel): label cells split at {separator!r}"
         return Task("multilabel", X, Y, reason, names, mask)
-    numbers = numbers_of(y)
+    numbers = _numbers(y)
     target = type_of_target(numbers if numbers is not None else y)
     if requested == "regression":
         if numbers is None:
-            bad = next(v for v in y.tolist() if numbers_of(np.array([v], dtype=object)) is None)
+            bad = next(v for v in y.tolist() if _numbers(np.array([v], dtype=object)) is None)
             raise ValueError(f"--task regression needs numeric labels; {name} has {bad!r}")
         return Task("regression", X, numbers, "asked (--task regression)", test_mask=mask)
     if requested == "classification":

@@ -129,6 +129,12 @@ class SelfAttentiveEmbedder(TransformerMixin, BaseEstimator):
         return self
 
     @property
+    def feature_names_in_(self):
+        """The column name of the DataFrame fitted on (only then; see the classifier's)."""
+        check_is_fitted(self, "classifier_")
+        return self.classifier_.feature_names_in_
+
+    @property
     def n_features_out_(self) -> int:
         # Derived, not stored: ``output`` only shapes transform, so it may
         # change after fit.

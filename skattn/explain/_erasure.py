@@ -267,7 +267,7 @@ class ModelDocuments(_EncodedDocuments):
 
     def __init__(self, estimator, X: Sequence[str], column: int | None = None):
         self.estimator = estimator
-        self.corpus, tokenized, self.blank = self._encode(check_text_input(X))
+        self.corpus, tokenized, self.blank = self._encode(estimator._check_input(X))
         self.tokens = _flat_tokens(tokenized)
         self.sentence_of_token = [
             np.repeat(np.arange(len(document)), [len(sentence) for sentence in document])

@@ -50,7 +50,7 @@ def _check_documents(X: Any, feature_names: list[str] | None = None) -> list[str
     check_text_column(X, feature_names)
     documents = [_text(doc, f"X[{i}]") for i, doc in enumerate(check_document_iterable(X))]
     if not documents:
-        raise ValueError("X holds no document.")
+        raise ValueError("X is empty; at least one document is needed.")
     return documents
 
 

@@ -35,6 +35,8 @@ def not_a_document(value: Any, where: str) -> str:
     >>> not_a_document(b"good", "X[0]")[:37]
     'X[0] is bytes; documents must be str.'
     """
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        value = value.item()  # a numpy scalar is named as the Python value it holds
     if isinstance(value, (bytes, bytearray)):
         return (
             f"{where} is bytes; documents must be str. Decode them first, "
@@ -72,7 +74,8 @@ def check_text_column(X: Any, feature_names: Any) -> None:
 
     A model fitted on ``df[["review"]]`` and given ``df[["title"]]`` would
     answer for the wrong text; scikit-learn refuses mismatched feature names
-    the same way. Lists, arrays and Series carry no name and are read as is.
+    the same way. Lists, arrays and Series carry no name and are read as is;
+    so is a DataFrame whose column has no str name (scikit-learn warns there).
 
     Parameters
     ----------
@@ -84,15 +87,15 @@ def check_text_column(X: Any, feature_names: Any) -> None:
     Raises
     ------
     ValueError
-        ``X`` is a DataFrame and its columns are not ``feature_names``.
+        ``X`` is a one-column DataFrame whose column is not ``feature_names``.
 
     Examples
     --------
     >>> check_text_column(["a good film"], ["review"]) is None
     True
     """
-    if feature_names is None or not is_data_frame(X):
-        return
+    if feature_names is None or text_column_name(X) is None:
+        return  # not a one-column DataFrame with a named column: read (or refused) as before
     expected = [str(name) for name in feature_names]
     columns = list(X.columns)
     if columns != expected:
