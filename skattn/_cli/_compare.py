@@ -69,7 +69,7 @@ def compare(args) -> int:
     return _classification(args, task, chosen)
 
 
-def _progress_verbose(choice: str) -> int:
+def progress_verbose(choice: str) -> int:
     """The attention models' ``verbose`` for ``--progress``: 2 always, 1 on a terminal, 0."""
     if choice == "always":
         return 2
@@ -99,7 +99,7 @@ def _chosen(args, models: dict, default: list[str]) -> dict:
         if "fasttext" in unknown:
             message += "; fasttext needs the fasttext extra: pip install 'skattn[fasttext]'"
         raise UsageError(message)
-    verbose = _progress_verbose(args.progress)
+    verbose = progress_verbose(args.progress)
     if not verbose:
         return {name: models[name] for name in names}
     return {name: _with_progress(models[name], verbose) for name in names}

@@ -6,7 +6,7 @@ import ast
 import time
 from pathlib import Path
 
-from skattn._cli._compare import say
+from skattn._cli._compare import progress_verbose, say
 from skattn._cli._output import check_output, import_function
 from skattn._cli._parser import UsageError
 from skattn._cli._task import Task, decide_task
@@ -27,14 +27,37 @@ ESTIMATORS = {
 
 def fit(args) -> int:
     """Run ``fit`` (see ``python -m skattn fit --help``)."""
+    from skattn.persistence import _describe, save
+
     dataset = Path(args.dataset)
     check_output(args.output, args.force, dataset=dataset if dataset.is_file() else None)
     params = parse_settings(args.set or [])
     if "random_state" in params:
         raise UsageError("argument --set: give the seed as --seed, not --set random_state")
+    kind, X, y = training_data(args)
+    model = build_model(args, kind, params)
+    _describe(model)  # a setting a model file cannot hold is refused now, not after training
+    samples = "pairs" if kind == "pairs" else "documents"
+    say(f"{args.dataset}: fitting {type(model).__name__} on {len(X)} {samples}")
+    start = time.perf_counter()
+    model.fit(X, y)
+    seconds = time.perf_counter() - start
+    path = save(model, args.output)
+    epochs = len(model.history_)
+    size = path.stat().st_size / 2**20
+    say(f"wrote {path} ({size:.1f} MiB): {epochs} epoch{'s' * (epochs != 1)} in {seconds:.1f} s")
+    again = f" --sentence-split {args.sentence_split}" if ":" in (args.sentence_split or "") else ""
+    if kind == "pairs":  # predict and explain read single documents
+        say(f"next: python -m skattn export {path} pairs.onnx.zip, then serve it (JSON pairs)")
+    else:
+        say(f"next: python -m skattn predict {path}{again} --text 'a document'")
+    return 0
+
+
+def training_data(args) -> tuple[str, list, object]:
+    """What ``fit`` learns: the kind of task, the samples and their targets, said in lines."""
     from skattn.compare import load_dataset
     from skattn.compare._io import PAIR_CORPORA
-    from skattn.persistence import _describe
 
     corpus = load_dataset(
         args.dataset, text_column=args.text_column, label_column=args.label_column
@@ -56,25 +79,7 @@ def fit(args) -> int:
     if mask is not None:  # a corpus with a fixed test part: fit on its training part
         say(f"{args.dataset}: fitting on its training part ({int((~mask).sum())} of {len(X)})")
         X, y = [x for x, test in zip(X, mask) if not test], y[~mask]
-    model = build_model(args, kind, params)
-    _describe(model)  # a setting a model file cannot hold is refused now, not after training
-    samples = "pairs" if kind == "pairs" else "documents"
-    say(f"{args.dataset}: fitting {type(model).__name__} on {len(X)} {samples}")
-    start = time.perf_counter()
-    model.fit(X, y)
-    seconds = time.perf_counter() - start
-    from skattn.persistence import save
-
-    path = save(model, args.output)
-    epochs = len(model.history_)
-    size = path.stat().st_size / 2**20
-    say(f"wrote {path} ({size:.1f} MiB): {epochs} epoch{'s' * (epochs != 1)} in {seconds:.1f} s")
-    again = f" --sentence-split {args.sentence_split}" if ":" in (args.sentence_split or "") else ""
-    if kind == "pairs":  # predict and explain read single documents
-        say(f"next: python -m skattn export {path} pairs.onnx.zip, then serve it (JSON pairs)")
-    else:
-        say(f"next: python -m skattn predict {path}{again} --text 'a document'")
-    return 0
+    return kind, X, y
 
 
 def _whole_numbers(task: Task):
@@ -113,14 +118,7 @@ def build_model(args, kind: str, params: dict):
     if unknown:
         known = ", ".join(sorted(model.get_params()))
         raise UsageError(f"argument --set: {type(model).__name__} has no {unknown}; it has {known}")
-    verbose = {"always": 2, "never": 0}.get(args.progress, 1 if _terminal() else 0)
-    return model.set_params(**{"verbose": verbose, **params})
-
-
-def _terminal() -> bool:
-    import sys
-
-    return sys.stderr.isatty()
+    return model.set_params(**{"verbose": progress_verbose(args.progress), **params})
 
 
 def parse_settings(settings: list[str]) -> dict:
