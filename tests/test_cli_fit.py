@@ -167,9 +167,10 @@ def test_a_setting_a_model_file_cannot_hold_is_refused_before_training(toy, tmp_
         (["3", "-1"], [-1, 3]),
         (["007", "7"], ["007", "7"]),
         (["1.0", "2.0"], ["1.0", "2.0"]),
+        (["²", "٣"], ["²", "٣"]),
         ([True, False], [False, True]),
     ],
-    ids=["whole-numbers", "leading-zero", "decimal-text", "json-booleans"],
+    ids=["whole-numbers", "leading-zero", "decimal-text", "other-digits", "json-booleans"],
 )
 def test_labels_are_read_as_whole_numbers_only_when_written_as_one(labels, expected, toy, tmp_path):
     X, _ = toy

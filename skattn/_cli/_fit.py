@@ -95,9 +95,13 @@ def _whole_numbers(task: Task):
     if task.name != "classification" or y.dtype.kind not in "OU":
         return y
     texts = y.tolist()
-    if not all(isinstance(t, str) and t.lstrip("-").isdigit() and str(int(t)) == t for t in texts):
+    if not all(isinstance(t, str) and t.isascii() and _spelled_as_int(t) for t in texts):
         return y
     return np.array([int(t) for t in texts], dtype=np.int64)
+
+
+def _spelled_as_int(text: str) -> bool:
+    return text.lstrip("-").isdigit() and str(int(text)) == text
 
 
 def build_model(args, kind: str, params: dict):
