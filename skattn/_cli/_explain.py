@@ -55,9 +55,11 @@ def _documents(args, source) -> list[str]:
     return read_documents(source, text_column=args.text_column)
 
 
-def _whole(prediction, shown_value):
+def _whole(prediction):
     """A number as the float it is (a regressor's value); a label or labels as a page shows them."""
     import numpy as np
+
+    from skattn.explain._explanations import shown_value
 
     if isinstance(prediction, (float, np.floating)):
         return float(prediction)
@@ -68,7 +70,7 @@ def _whole(prediction, shown_value):
 
 def _plain(text: str, record: dict) -> dict:
     """One document's explanation as JSON: its prediction and each token's score."""
-    from skattn.explain._explanations import shown_value, token_scores_of
+    from skattn.explain._explanations import token_scores_of
 
     if "sentences" in record:
         tokens = [token for sentence in record["sentences"] for token in sentence]
@@ -79,7 +81,7 @@ def _plain(text: str, record: dict) -> dict:
     scores = token_scores_of(record)
     return {
         "text": text,
-        "prediction": _whole(record["prediction"], shown_value),
+        "prediction": _whole(record["prediction"]),
         "method": record.get("method", "attention"),
         "tokens": [[token, float(score)] for token, score in zip(tokens, scores)],
     }

@@ -117,7 +117,7 @@ def code_to_pass_again(args) -> dict:
             if args.tokenizer in TOKENIZER_NAMES
             else import_function("--tokenizer", args.tokenizer)
         )
-    if getattr(args, "sentence_split", None):
+    if args.sentence_split:
         params["sentence_split"] = import_function("--sentence-split", args.sentence_split)
     return params
 
