@@ -170,8 +170,11 @@ def test_pair_outputs_equal_the_estimators_over_the_grid(artifacts, name):
         "plot",
         "!",
     ]
-    with pytest.raises(ValueError, match="pair of texts"):
-        OnnxTextClassifier(artifacts["pair"][1]).predict([("one", "two", "three")])
+    generator = (pair for pair in PAIRS[:3])  # the runtime reads an iterator of pairs too
+    np.testing.assert_array_equal(
+        OnnxTextClassifier(artifacts["pair"][1]).predict(generator),
+        artifacts["pair"][0].predict(PAIRS[:3]),
+    )
 
 
 def test_embedder_output_equals_transform(artifacts):
@@ -446,10 +449,33 @@ def test_the_runtime_refuses_what_predict_refuses_in_the_same_words(artifacts, d
     kind = "bytes" if isinstance(documents[-1], (bytes, bytearray)) else "not str"
     pair_model, pair_path = artifacts["pair"]
     pairs = [("a film", "a plot"), ("a film", documents[-1])]
-    with pytest.raises(TypeError, match=kind):
+    with pytest.raises(TypeError, match=rf"X\[1\]\[1\] is .*{kind}") as by_the_estimator:
         pair_model.predict(pairs)
-    with pytest.raises(TypeError, match=rf"X\[1\]\[1\] is .*{kind}"):
+    with pytest.raises(TypeError) as by_the_runtime:
         OnnxTextClassifier(pair_path).predict(pairs)
+    assert str(by_the_runtime.value) == str(by_the_estimator.value)
+
+
+@pytest.mark.parametrize(
+    "pairs, words",
+    [
+        ([("one", "two", "three")], r"X\[0\] holds 3 texts, not 2"),
+        (["one two"], r"X\[0\] is a str, not a pair"),
+        ([("a", "b"), {"premise": "a", "hypothesis": "b"}], r"X\[1\] is a dict, not a pair"),
+        ([("a", "b"), ("c", None)], r"X\[1\]\[1\] is None/NaN"),
+        (np.array([["a", "b", "c"]]), r"X has shape \(1, 3\)"),
+        ("one two", "X is a str"),
+        ([], "X is empty; at least one pair is needed"),
+    ],
+    ids=["three-texts", "a-str", "a-dict", "none", "three-columns", "one-str", "empty"],
+)
+def test_the_runtime_refuses_bad_pairs_as_predict_does(artifacts, pairs, words):
+    pair_model, pair_path = artifacts["pair"]
+    with pytest.raises((TypeError, ValueError), match=words) as by_the_estimator:
+        pair_model.predict(pairs)
+    with pytest.raises(by_the_estimator.type) as by_the_runtime:
+        OnnxTextClassifier(pair_path).predict(pairs)
+    assert str(by_the_runtime.value) == str(by_the_estimator.value)
 
 
 def test_containers_that_are_not_documents_are_refused(artifacts):

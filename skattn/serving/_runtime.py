@@ -7,8 +7,7 @@ folder (``skattn/__init__.py`` imports nothing heavy either).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from skattn.serving._artifact import CONFIG, NETWORK, ArtifactError, read_artifa
 from skattn.serving._text import TextPipeline
 from skattn.text._streaming import check_document_iterable
 from skattn.utils._archives import DEFAULT_MAX_BYTES
-from skattn.utils._documents import check_text_column, not_a_document
+from skattn.utils._documents import check_pairs, check_text_column, not_a_document
 
 __all__ = [
     "ArtifactError",
@@ -29,8 +28,6 @@ __all__ = [
     "OnnxTextRegressor",
     "read_artifact",
 ]
-
-_PAIRS = "pairs of texts, e.g. [(first, second)] or a 2-column DataFrame"
 
 
 def _text(value: Any, where: str) -> str:
@@ -54,46 +51,11 @@ def _check_documents(X: Any, feature_names: list[str] | None = None) -> list[str
     return documents
 
 
-def _not_a_sequence(value: Any) -> bool:
-    return isinstance(value, (str, bytes, bytearray, Mapping, AbstractSet)) or not isinstance(
-        value, Iterable
-    )
-
-
-def _frame_pairs(frame: Any, feature_names: list[str] | None) -> Iterable:
-    """A DataFrame's pairs: its columns by the names seen at fit, else its two columns."""
-    columns = list(frame.columns)
-    if feature_names is None:
-        if len(columns) != 2:
-            raise TypeError(f"X is a DataFrame with {len(columns)} columns; expected {_PAIRS}.")
-        return frame.itertuples(index=False)
-    missing = [name for name in feature_names if name not in columns]
-    unexpected = [name for name in columns if name not in feature_names]
-    if missing or unexpected:
-        raise ValueError(
-            f"X has columns {columns}; the model was fitted on columns {feature_names}, read "
-            f"by name (missing: {missing}, unexpected: {unexpected})."
-        )
-    return zip(frame[feature_names[0]], frame[feature_names[1]])
-
-
 def _check_pairs(X: Any, feature_names: list[str] | None = None) -> list[tuple[str, str]]:
-    """A list of (str, str) from pairs of texts: tuples or lists, or a DataFrame's rows."""
-    if hasattr(X, "columns") and hasattr(X, "iloc"):
-        X = _frame_pairs(X, feature_names)
-    elif _not_a_sequence(X):
-        raise TypeError(f"X is a {type(X).__name__}; expected {_PAIRS}.")
-    pairs = []
-    for i, pair in enumerate(X):
-        if _not_a_sequence(pair):
-            raise TypeError(f"X[{i}] is a {type(pair).__name__}, not a pair; expected {_PAIRS}.")
-        pair = list(pair)
-        if len(pair) != 2:
-            raise ValueError(f"X[{i}] holds {len(pair)} texts; each sample is a pair of texts.")
-        pairs.append((_text(pair[0], f"X[{i}][0]"), _text(pair[1], f"X[{i}][1]")))
-    if not pairs:
-        raise ValueError("X holds no pair.")
-    return pairs
+    """A list of (str, str), checked by the estimators' own rule; an iterator is read first."""
+    if isinstance(X, Iterator):
+        X = list(X)
+    return check_pairs(X, feature_names)
 
 
 class OnnxTextModel:

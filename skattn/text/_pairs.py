@@ -9,26 +9,19 @@ batch of both sides (``tokens``/``lengths`` and ``tokens_b``/``lengths_b``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 import torch
 from torch.utils.data import Dataset
 
 from skattn.text._batching import DocumentDataset
 from skattn.text._encoder import EncodedCorpus, TextEncoder
-from skattn.utils._validation import check_text_input
+from skattn.utils._documents import check_pairs
 
 __all__ = ["PairCorpus", "PairDataset", "check_pair_input", "pair_column_names"]
-
-_HINT = (
-    "expected pairs of texts: a list of (text, text) tuples, a 2-column array or a "
-    "2-column DataFrame"
-)
 
 
 def pair_column_names(X: Any) -> list[str] | None:
@@ -83,48 +76,7 @@ def check_pair_input(
     ...
     TypeError: X[0] is a str, not a pair; expected pairs of texts: ...
     """
-    if sp.issparse(X):
-        raise TypeError(f"{name} is a sparse matrix; {_HINT}.")
-    if hasattr(X, "iloc") and hasattr(X, "columns"):  # a pandas DataFrame
-        X = _frame_pairs(X, name, feature_names)
-    elif isinstance(X, np.ndarray):
-        if X.ndim != 2 or X.shape[1] != 2:
-            raise TypeError(f"{name} has shape {X.shape}; {_HINT}.")
-        X = [tuple(row) for row in X.tolist()]
-    elif isinstance(X, (str, bytes)) or not isinstance(X, Sequence):
-        raise TypeError(f"{name} is a {type(X).__name__}; {_HINT}.")
-    pairs = list(X)
-    if not pairs:
-        raise ValueError(f"{name} is empty; at least one pair is needed.")
-    for i, pair in enumerate(pairs):
-        if isinstance(pair, (str, bytes, Mapping, AbstractSet)) or not isinstance(
-            pair, (Sequence, np.ndarray)
-        ):
-            raise TypeError(f"{name}[{i}] is a {type(pair).__name__}, not a pair; {_HINT}.")
-        if len(pair) != 2:
-            raise TypeError(f"{name}[{i}] holds {len(pair)} texts, not 2; {_HINT}.")
-    first = check_text_input([pair[0] for pair in pairs], name=f"{name}[:, 0]")
-    second = check_text_input([pair[1] for pair in pairs], name=f"{name}[:, 1]")
-    return list(zip(first, second))
-
-
-def _frame_pairs(frame: Any, name: str, feature_names: Sequence[str] | None) -> list[tuple]:
-    """A DataFrame's pairs: by ``feature_names`` when given, else its two columns in order."""
-    columns = list(frame.columns)
-    if feature_names is None:
-        if len(columns) != 2:
-            raise TypeError(f"{name} has {len(columns)} columns; {_HINT}.")
-        return list(zip(frame.iloc[:, 0].tolist(), frame.iloc[:, 1].tolist()))
-    missing = [column for column in feature_names if column not in columns]
-    unexpected = [column for column in columns if column not in feature_names]
-    if missing or unexpected:
-        raise ValueError(
-            f"{name} has columns {columns}; the model was fitted on columns "
-            f"{list(feature_names)}, which it reads by name (missing: {missing}, "
-            f"unexpected: {unexpected})."
-        )
-    first, second = (frame[column].tolist() for column in feature_names)
-    return list(zip(first, second))
+    return check_pairs(X, feature_names, name)
 
 
 @dataclass

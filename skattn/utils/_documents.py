@@ -8,9 +8,15 @@ Nothing heavy is imported here: the runtime runs without scikit-learn.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 DOCUMENTS_HINT = "expected a 1-D sequence of str (list, tuple, 1-D numpy array or pandas Series)"
+PAIRS_HINT = (
+    "expected pairs of texts: a list of (text, text) tuples, a 2-column array or a "
+    "2-column DataFrame"
+)
 
 
 def not_a_document(value: Any, where: str) -> str:
@@ -103,3 +109,93 @@ def check_text_column(X: Any, feature_names: Any) -> None:
             f"X has columns {columns}; the model was fitted on the column {expected}, so it "
             f"would answer for another text. Pass df[{expected[0]!r}], or rename the column."
         )
+
+
+def check_pairs(
+    X: Any, feature_names: Sequence[str] | None = None, name: str = "X"
+) -> list[tuple[str, str]]:
+    """Pairs of texts as a list of ``(first, second)`` tuples, or the reason they are not.
+
+    One rule for the pair estimators and the ONNX runtime, so both refuse the
+    same values with the same exception and words, naming a text by its
+    row and place, e.g. ``X[3][1]``.
+
+    Parameters
+    ----------
+    X : list of 2-tuples, 2-column array or DataFrame
+        A DataFrame is read by ``feature_names`` when given (it must hold
+        exactly those columns, in any order), else by its two columns in order.
+    feature_names : sequence of 2 str, optional
+        A fitted model's ``feature_names_in_``.
+    name : str, default="X"
+        How the messages name the input.
+
+    Returns
+    -------
+    list of (str, str)
+
+    Raises
+    ------
+    TypeError
+        ``X`` or a row is not a pair of texts, or a text is not a ``str``.
+    ValueError
+        ``X`` holds no pair, or a DataFrame's columns are not the fitted ones.
+
+    Examples
+    --------
+    >>> check_pairs([("a man sings", "a person sings")])
+    [('a man sings', 'a person sings')]
+    >>> check_pairs([("a man sings", None)])
+    Traceback (most recent call last):
+    ...
+    TypeError: X[0][1] is None/NaN, not str; expected a 1-D sequence of str ...
+    """
+    if is_data_frame(X):
+        X = _frame_rows(X, feature_names, name)
+    elif type(X).__module__.startswith("scipy.sparse"):
+        raise TypeError(f"{name} is a sparse matrix; {PAIRS_HINT}.")
+    elif hasattr(X, "ndim") and (X.ndim != 2 or X.shape[1] != 2):  # an array
+        raise TypeError(f"{name} has shape {X.shape}; {PAIRS_HINT}.")
+    elif not _is_row_sequence(X):
+        raise TypeError(f"{name} is a {type(X).__name__}; {PAIRS_HINT}.")
+    pairs = [_pair(row, f"{name}[{i}]") for i, row in enumerate(X)]
+    if not pairs:
+        raise ValueError(f"{name} is empty; at least one pair is needed.")
+    return pairs
+
+
+def _is_row_sequence(value: Any) -> bool:
+    """A list, tuple or 1-D array, not a str, bytes, mapping or set (which iterate otherwise)."""
+    if isinstance(value, (str, bytes, bytearray, Mapping, AbstractSet)):
+        return False
+    return isinstance(value, Sequence) or hasattr(value, "ndim")
+
+
+def _pair(row: Any, where: str) -> tuple[str, str]:
+    if not _is_row_sequence(row) or getattr(row, "ndim", 1) != 1:
+        raise TypeError(f"{where} is a {type(row).__name__}, not a pair; {PAIRS_HINT}.")
+    if len(row) != 2:
+        raise TypeError(f"{where} holds {len(row)} texts, not 2; {PAIRS_HINT}.")
+    for place, text in enumerate(row):
+        if not isinstance(text, str):  # blank strings are texts too
+            raise TypeError(not_a_document(text, f"{where}[{place}]"))
+    return str(row[0]), str(row[1])
+
+
+def _frame_rows(frame: Any, feature_names: Sequence[str] | None, name: str) -> list[tuple]:
+    """A DataFrame's pairs: by ``feature_names`` when given, else its two columns in order."""
+    columns = list(frame.columns)
+    if feature_names is None:
+        if len(columns) != 2:
+            raise TypeError(f"{name} has {len(columns)} columns; {PAIRS_HINT}.")
+        feature_names = columns
+    missing = [column for column in feature_names if column not in columns]
+    unexpected = [column for column in columns if column not in feature_names]
+    if missing or unexpected:
+        raise ValueError(
+            f"{name} has columns {columns}; the model was fitted on columns "
+            f"{list(feature_names)}, which it reads by name (missing: {missing}, "
+            f"unexpected: {unexpected})."
+        )
+    first, second = (frame[column].tolist() for column in feature_names)
+    return list(zip(first, second))
