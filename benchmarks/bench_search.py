@@ -21,7 +21,12 @@ The halving search's winner is also refitted at the default epochs
   with every candidate at 2 epochs: all 12 on a quarter of each fold's
   training documents, the best 3 on all of them; the winner is then
   refitted at the default epochs (``refit=False`` and one ``fit``, timed
-  with the search). Both
+  with the search);
+- **halving over documents at a constant rate**: the same search with
+  ``lr_schedule="constant"`` in its rungs (no warm-up, no decay), the
+  winner refitted with the default one-cycle schedule. A whole short
+  one-cycle schedule lets the highest rate learn fastest; at a constant
+  rate its unannealed noise is ranked too. All
 searches run with ``n_jobs=2`` (two one-thread workers, as the model
 selection guide recommends on two cores); the fit of the unit uses the
 estimator's own threads. Each search refits its best candidate on the
@@ -41,7 +46,8 @@ Encodings are shared by the fits of a fold in each worker
   (Spearman's rank correlation over the twelve candidates).
 
 Usage: SKATTN_DATA=../shared/data python benchmarks/bench_search.py
-       [--only unit,halving,halving_documents,exhaustive,landscape] [--no-cache]
+       [--only unit,halving,halving_documents,halving_constant,exhaustive,landscape]
+       [--no-cache] [--seed 0]
 """
 
 from __future__ import annotations
@@ -112,10 +118,17 @@ def run_search(name: str, search, X, y, X_test, y_test, unit: float | None) -> d
 SEARCH_EPOCHS = 2
 
 
-def halving_over_documents(X, y, X_test, y_test, unit: float | None) -> None:
-    """Rank candidates on a quarter of the documents, then all; refit the winner at the defaults."""
+def halving_over_documents(
+    X, y, X_test, y_test, unit: float | None, schedule: str = "onecycle", seed: int = 0
+) -> dict:
+    """Rank candidates on a quarter of the documents, then all; refit the winner at the defaults.
+
+    ``schedule``: the learning-rate schedule of the rungs' fits (the refit
+    keeps the default); ``seed``: the estimators' ``random_state``.
+    """
+    rung_settings = {"max_epochs": SEARCH_EPOCHS, "lr_schedule": schedule}
     search = HalvingGridSearchCV(
-        SelfAttentiveClassifier(random_state=0, max_epochs=SEARCH_EPOCHS),
+        SelfAttentiveClassifier(random_state=seed, **rung_settings),
         GRID,
         resource="n_samples",
         min_resources=len(y) // 4,
@@ -127,9 +140,9 @@ def halving_over_documents(X, y, X_test, y_test, unit: float | None) -> None:
     )
     start = time.perf_counter()
     search.fit(X, y)
-    model = SelfAttentiveClassifier(random_state=0, **search.best_params_).fit(X, y)
+    model = SelfAttentiveClassifier(random_state=seed, **search.best_params_).fit(X, y)
     seconds = time.perf_counter() - start
-    name = "halving_documents"
+    name = "halving_documents" if schedule == "onecycle" else f"halving_{schedule}"
     report(f"{name}.wall_s", seconds, "s")
     if unit:
         report(f"{name}.wall_in_default_fits", seconds / unit, "x")
@@ -181,8 +194,13 @@ def landscape(X, y, X_test, y_test, choices: dict, cv_scores: dict | None) -> No
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="unit,halving,halving_documents,exhaustive,landscape")
+    parser.add_argument(
+        "--only", default="unit,halving,halving_documents,halving_constant,exhaustive,landscape"
+    )
     parser.add_argument("--no-cache", action="store_true")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="random_state of the searches over documents"
+    )
     args = parser.parse_args()
     if args.no_cache:
         os.environ["SKATTN_FIT_CACHE"] = "0"  # read by the workers as they start
@@ -206,7 +224,13 @@ def main() -> None:
         )
         choices["halving"] = run_search("halving", halving, X, y, X_test, y_test, unit)
     if "halving_documents" in only:
-        choices["halving_documents"] = halving_over_documents(X, y, X_test, y_test, unit)
+        choices["halving_documents"] = halving_over_documents(
+            X, y, X_test, y_test, unit, seed=args.seed
+        )
+    if "halving_constant" in only:
+        choices["halving_constant"] = halving_over_documents(
+            X, y, X_test, y_test, unit, schedule="constant", seed=args.seed
+        )
     if "exhaustive" in only:
         exhaustive = GridSearchCV(SelfAttentiveClassifier(random_state=0), GRID, cv=FOLDS, n_jobs=2)
         choices["exhaustive"] = run_search("exhaustive", exhaustive, X, y, X_test, y_test, unit)

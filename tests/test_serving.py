@@ -462,12 +462,24 @@ def test_the_runtime_refuses_what_predict_refuses_in_the_same_words(artifacts, d
         ([("one", "two", "three")], r"X\[0\] holds 3 texts, not 2"),
         (["one two"], r"X\[0\] is a str, not a pair"),
         ([("a", "b"), {"premise": "a", "hypothesis": "b"}], r"X\[1\] is a dict, not a pair"),
-        ([("a", "b"), ("c", None)], r"X\[1\]\[1\] is None/NaN"),
+        ([("a", "b"), ("c", None)], r"X\[1\]\[1\] is None/NaN, not str; each text of a pair"),
+        ([pd.Series(["a", "b"], index=[1, 0])], r"X\[0\] is a Series, not a pair"),
+        (pd.DataFrame([["a", "b"]], columns=["x", "x"]), "a column name appears twice"),
         (np.array([["a", "b", "c"]]), r"X has shape \(1, 3\)"),
         ("one two", "X is a str"),
         ([], "X is empty; at least one pair is needed"),
     ],
-    ids=["three-texts", "a-str", "a-dict", "none", "three-columns", "one-str", "empty"],
+    ids=[
+        "three-texts",
+        "a-str",
+        "a-dict",
+        "none",
+        "series-row",
+        "repeated-column",
+        "three-columns",
+        "one-str",
+        "empty",
+    ],
 )
 def test_the_runtime_refuses_bad_pairs_as_predict_does(artifacts, pairs, words):
     pair_model, pair_path = artifacts["pair"]

@@ -13,13 +13,14 @@ from collections.abc import Set as AbstractSet
 from typing import Any
 
 DOCUMENTS_HINT = "expected a 1-D sequence of str (list, tuple, 1-D numpy array or pandas Series)"
+PAIR_TEXT_HINT = "each text of a pair must be a str"
 PAIRS_HINT = (
     "expected pairs of texts: a list of (text, text) tuples, a 2-column array or a "
     "2-column DataFrame"
 )
 
 
-def not_a_document(value: Any, where: str) -> str:
+def not_a_document(value: Any, where: str, hint: str = DOCUMENTS_HINT) -> str:
     """Why ``value`` is not a document (a ``str``), naming where it is.
 
     Parameters
@@ -28,6 +29,8 @@ def not_a_document(value: Any, where: str) -> str:
         What was found where a document was expected.
     where : str
         Where it was found, e.g. ``"X[3]"``.
+    hint : str, default=DOCUMENTS_HINT
+        What was expected instead, ending the message.
 
     Returns
     -------
@@ -50,7 +53,7 @@ def not_a_document(value: Any, where: str) -> str:
         )
     missing = value is None or (isinstance(value, float) and value != value)
     kind = "None/NaN" if missing else type(value).__name__
-    return f"{where} is {kind}, not str; {DOCUMENTS_HINT}."
+    return f"{where} is {kind}, not str; {hint}."
 
 
 def is_data_frame(X: Any) -> bool:
@@ -148,20 +151,28 @@ def check_pairs(
     >>> check_pairs([("a man sings", None)])
     Traceback (most recent call last):
     ...
-    TypeError: X[0][1] is None/NaN, not str; expected a 1-D sequence of str ...
+    TypeError: X[0][1] is None/NaN, not str; each text of a pair must be a str.
     """
     if is_data_frame(X):
         X = _frame_rows(X, feature_names, name)
     elif type(X).__module__.startswith("scipy.sparse"):
         raise TypeError(f"{name} is a sparse matrix; {PAIRS_HINT}.")
-    elif hasattr(X, "ndim") and (X.ndim != 2 or X.shape[1] != 2):  # an array
-        raise TypeError(f"{name} has shape {X.shape}; {PAIRS_HINT}.")
+    elif hasattr(X, "iloc"):  # a pandas Series: one column, not pairs
+        raise TypeError(f"{name} is a Series; {PAIRS_HINT}.")
+    elif hasattr(X, "ndim"):  # an array (numpy's matrix and masked arrays too)
+        if X.ndim != 2 or X.shape[1] != 2:
+            raise TypeError(f"{name} has shape {X.shape}; {PAIRS_HINT}.")
+        X = X.tolist()  # rows of Python values (a masked text becomes None)
     elif not _is_row_sequence(X):
-        raise TypeError(f"{name} is a {type(X).__name__}; {PAIRS_HINT}.")
+        raise TypeError(f"{name} is {_a(type(X).__name__)}; {PAIRS_HINT}.")
     pairs = [_pair(row, f"{name}[{i}]") for i, row in enumerate(X)]
     if not pairs:
         raise ValueError(f"{name} is empty; at least one pair is needed.")
     return pairs
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
 
 
 def _is_row_sequence(value: Any) -> bool:
@@ -172,19 +183,24 @@ def _is_row_sequence(value: Any) -> bool:
 
 
 def _pair(row: Any, where: str) -> tuple[str, str]:
-    if not _is_row_sequence(row) or getattr(row, "ndim", 1) != 1:
-        raise TypeError(f"{where} is a {type(row).__name__}, not a pair; {PAIRS_HINT}.")
-    if len(row) != 2:
-        raise TypeError(f"{where} holds {len(row)} texts, not 2; {PAIRS_HINT}.")
-    for place, text in enumerate(row):
+    # A Series row is refused: its labels, not its positions, would say which text is which.
+    if not _is_row_sequence(row) or getattr(row, "ndim", 1) != 1 or hasattr(row, "iloc"):
+        raise TypeError(f"{where} is {_a(type(row).__name__)}, not a pair; {PAIRS_HINT}.")
+    texts = tuple(row)  # read once, by position
+    if len(texts) != 2:
+        raise TypeError(f"{where} holds {len(texts)} texts, not 2; {PAIRS_HINT}.")
+    for place, text in enumerate(texts):
         if not isinstance(text, str):  # blank strings are texts too
-            raise TypeError(not_a_document(text, f"{where}[{place}]"))
-    return str(row[0]), str(row[1])
+            raise TypeError(not_a_document(text, f"{where}[{place}]", PAIR_TEXT_HINT))
+    # str's own conversion: a plain str, whatever a subclass's __str__ says (numpy's str_ too).
+    return str.__str__(texts[0]), str.__str__(texts[1])
 
 
 def _frame_rows(frame: Any, feature_names: Sequence[str] | None, name: str) -> list[tuple]:
     """A DataFrame's pairs: by ``feature_names`` when given, else its two columns in order."""
     columns = list(frame.columns)
+    if len(set(map(repr, columns))) != len(columns):
+        raise ValueError(f"{name} has columns {columns}; a column name appears twice.")
     if feature_names is None:
         if len(columns) != 2:
             raise TypeError(f"{name} has {len(columns)} columns; {PAIRS_HINT}.")
