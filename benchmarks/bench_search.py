@@ -25,8 +25,8 @@ The halving search's winner is also refitted at the default epochs
 - **halving over documents at a constant rate**: the same search with
   ``lr_schedule="constant"`` in its rungs (no warm-up, no decay), the
   winner refitted with the default one-cycle schedule. A whole short
-  one-cycle schedule lets the highest rate learn fastest; at a constant
-  rate its unannealed noise is ranked too. All
+  one-cycle schedule lets the highest rate learn fastest and settle; at a
+  constant rate the rungs' models are not annealed. All
 searches run with ``n_jobs=2`` (two one-thread workers, as the model
 selection guide recommends on two cores); the fit of the unit uses the
 estimator's own threads. Each search refits its best candidate on the

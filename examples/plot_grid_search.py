@@ -67,9 +67,9 @@ print("best:", halving.best_params_)
 # Successive halving over documents: every candidate trains two epochs at
 # a constant rate on a quarter of each fold's documents, the best quarter
 # of them on all; the winner is refitted once with the default one-cycle
-# schedule and epochs. At a constant rate a rung's model is not annealed,
-# so a rate too high to settle counts against its candidate (a whole short
-# one-cycle schedule favours the highest rate instead).
+# schedule and epochs. At a constant rate a rung's model is not annealed
+# (a whole short one-cycle schedule lets the highest rate settle, and
+# favours it).
 by_documents = HalvingGridSearchCV(
     SelfAttentiveClassifier(max_epochs=1 if QUICK else 2, lr_schedule="constant", random_state=0),
     {"lr": [2e-3, 8e-3], "attention_hops": [1, 4]},
