@@ -45,8 +45,9 @@ def check_pair_input(
 ) -> list[tuple[str, str]]:
     """Validate pairs of texts; return them as a list of ``(first, second)`` tuples.
 
-    Each text is checked as :func:`skattn.utils._validation.check_text_input`
-    checks documents (str only: no None, NaN or bytes).
+    Each text must be a str (no None, NaN or bytes). The rule is
+    :func:`skattn.utils._documents.check_pairs`, which the ONNX runtime
+    shares, so both refuse the same input in the same words.
 
     Parameters
     ----------
