@@ -21,7 +21,10 @@ The halving search's winner is also refitted at the default epochs
   with every candidate at 2 epochs: all 12 on a quarter of each fold's
   training documents, the best 3 on all of them; the winner is then
   refitted at the default epochs (``refit=False`` and one ``fit``, timed
-  with the search);
+  with the search). Its fits are not scored on their own training
+  documents (``return_train_score=False``: the halving searches' default
+  scores them, which the ranking never reads; ``--train-scores`` measures
+  with them), and each rung's summed fit and score seconds are reported;
 - **halving over documents at a constant rate**: the same search with
   ``lr_schedule="constant"`` in its rungs (no warm-up, no decay), the
   winner refitted with the default one-cycle schedule. A whole short
@@ -47,7 +50,7 @@ Encodings are shared by the fits of a fold in each worker
 
 Usage: SKATTN_DATA=../shared/data python benchmarks/bench_search.py
        [--only unit,halving,halving_documents,halving_constant,exhaustive,landscape]
-       [--no-cache] [--seed 0]
+       [--no-cache] [--seed 0] [--train-scores]
 """
 
 from __future__ import annotations
@@ -119,12 +122,21 @@ SEARCH_EPOCHS = 2
 
 
 def halving_over_documents(
-    X, y, X_test, y_test, unit: float | None, schedule: str = "onecycle", seed: int = 0
+    X,
+    y,
+    X_test,
+    y_test,
+    unit: float | None,
+    schedule: str = "onecycle",
+    seed: int = 0,
+    train_scores: bool = False,
 ) -> dict:
     """Rank candidates on a quarter of the documents, then all; refit the winner at the defaults.
 
     ``schedule``: the learning-rate schedule of the rungs' fits (the refit
-    keeps the default); ``seed``: the estimators' ``random_state``.
+    keeps the default); ``seed``: the estimators' ``random_state``;
+    ``train_scores``: also score each fit on its own training documents
+    (the halving searches' default, which ranking does not read).
     """
     rung_settings = {"max_epochs": SEARCH_EPOCHS, "lr_schedule": schedule}
     search = HalvingGridSearchCV(
@@ -137,6 +149,7 @@ def halving_over_documents(
         n_jobs=2,
         random_state=0,
         refit=False,
+        return_train_score=train_scores,
     )
     start = time.perf_counter()
     search.fit(X, y)
@@ -149,8 +162,20 @@ def halving_over_documents(
     report(f"{name}.best_params", str(search.best_params_))
     report(f"{name}.best_cv_accuracy", 100 * search.best_score_, "%")
     report(f"{name}.rungs", f"documents {search.n_resources_}, candidates {search.n_candidates_}")
+    report_rung_times(name, search.cv_results_)
     report(f"{name}.test_accuracy", 100 * model.score(X_test, y_test), "%")
     return search.best_params_
+
+
+def report_rung_times(name: str, results: dict) -> None:
+    """Each rung's summed fit and score seconds (over its candidates and folds, both workers)."""
+    folds = FOLDS.get_n_splits()
+    for rung in np.unique(results["iter"]):
+        at = results["iter"] == rung
+        fit = folds * float(results["mean_fit_time"][at].sum())
+        score = folds * float(results["mean_score_time"][at].sum())
+        report(f"{name}.rung{rung}_fit_s", fit, "s")
+        report(f"{name}.rung{rung}_score_s", score, "s")
 
 
 #: Seeds every candidate is refitted with in the landscape.
@@ -201,6 +226,11 @@ def main() -> None:
     parser.add_argument(
         "--seed", type=int, default=0, help="random_state of the searches over documents"
     )
+    parser.add_argument(
+        "--train-scores",
+        action="store_true",
+        help="score the searches over documents on their training documents too",
+    )
     args = parser.parse_args()
     if args.no_cache:
         os.environ["SKATTN_FIT_CACHE"] = "0"  # read by the workers as they start
@@ -225,11 +255,18 @@ def main() -> None:
         choices["halving"] = run_search("halving", halving, X, y, X_test, y_test, unit)
     if "halving_documents" in only:
         choices["halving_documents"] = halving_over_documents(
-            X, y, X_test, y_test, unit, seed=args.seed
+            X, y, X_test, y_test, unit, seed=args.seed, train_scores=args.train_scores
         )
     if "halving_constant" in only:
         choices["halving_constant"] = halving_over_documents(
-            X, y, X_test, y_test, unit, schedule="constant", seed=args.seed
+            X,
+            y,
+            X_test,
+            y_test,
+            unit,
+            schedule="constant",
+            seed=args.seed,
+            train_scores=args.train_scores,
         )
     if "exhaustive" in only:
         exhaustive = GridSearchCV(SelfAttentiveClassifier(random_state=0), GRID, cv=FOLDS, n_jobs=2)

@@ -8,7 +8,13 @@ from skattn import HierarchicalAttentionClassifier, SelfAttentiveClassifier, loa
 from skattn.explain import ModelDocuments
 from skattn.explain._erasure import erased_corpus
 from skattn.text import UNK_ID, DocumentDataset, TextEncoder, char_ngrams
-from skattn.text._subwords import MAX_NGRAMS, ngram_ids, subword_table
+from skattn.text._subwords import (
+    MAX_NGRAMS,
+    NGRAM_CACHE_SIZE,
+    _ngram_id_bytes,
+    ngram_ids,
+    subword_table,
+)
 
 X = ["a good film", "a bad film", "good plot", "bad plot", "a fine cast", "a dull cast"] * 6
 Y = [1, 0, 1, 0, 1, 0] * 6
@@ -41,6 +47,23 @@ def test_every_token_gets_its_row_known_or_not():
     assert not corpus.subword_table[types[3]].any()  # the blank document: no n-grams
     assert not corpus.subword_table[0].any()  # row 0 pads
     assert subword_table([None], 10).shape == (1, 1)
+
+
+def test_a_table_built_again_from_kept_rows_is_the_same_and_its_own():
+    words = [None, "film", "filmz", None, "a", "x" * 40, "café", "a\udcff"]
+    expected = np.zeros((len(words), MAX_NGRAMS), dtype=np.int64)
+    for i, word in enumerate(words):
+        if word is not None:
+            expected[i, : len(ngram_ids(word, 997))] = ngram_ids(word, 997)
+    first = subword_table(words, 997)  # hashes and keeps the rows
+    again = subword_table(words, 997)  # reads them back
+    np.testing.assert_array_equal(first, expected)
+    np.testing.assert_array_equal(again, expected)
+    again[1, 0] = -1  # a caller's table is its own: writing to it changes no later table
+    np.testing.assert_array_equal(subword_table(words, 997), expected)
+    # The same words in another bucket count are hashed again, not read back.
+    assert subword_table(["film"], 13)[0].tolist() == ngram_ids("film", 13)
+    assert _ngram_id_bytes.cache_info().maxsize == NGRAM_CACHE_SIZE
 
 
 @pytest.mark.parametrize("hierarchical", [False, True])

@@ -18,6 +18,7 @@ the 4-grams, ...).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -27,6 +28,10 @@ from skattn.text._unicode import text_crc32
 NGRAM_RANGE = (3, 5)
 #: Most n-grams kept per word (a 12-letter word has 33 of lengths 3 to 5).
 MAX_NGRAMS = 32
+#: Distinct (word, buckets) whose n-gram ids a process keeps between tables:
+#: a search scores the same held-out fold once per candidate, and hashing is
+#: most of encoding. About 25 MiB when full of words of 3 to 12 letters.
+NGRAM_CACHE_SIZE = 1 << 16
 
 
 def char_ngrams(word: str, ngram_range: tuple[int, int] = NGRAM_RANGE) -> list[str]:
@@ -76,9 +81,13 @@ def subword_table(words: Sequence[str | None], buckets: int) -> np.ndarray:
     >>> table.shape, bool(table[0].any()), int((table[1] > 0).sum())
     ((3, 9), False, 3)
     """
-    rows = [ngram_ids(word, buckets) if word is not None else [] for word in words]
-    width = max([1, *map(len, rows)])
-    table = np.zeros((len(rows), width), dtype=np.int64)
-    for i, row in enumerate(rows):
-        table[i, : len(row)] = row
-    return table
+    rows = [_ngram_id_bytes(word, buckets) if word is not None else b"" for word in words]
+    row_bytes = 8 * max([1, *(len(row) // 8 for row in rows)])
+    padded = b"".join(row.ljust(row_bytes, b"\0") for row in rows)
+    return np.frombuffer(padded, dtype=np.int64).reshape(len(rows), row_bytes // 8).copy()
+
+
+@lru_cache(maxsize=NGRAM_CACHE_SIZE)
+def _ngram_id_bytes(word: str, buckets: int) -> bytes:
+    """:func:`ngram_ids` as native int64 bytes, kept for the next table."""
+    return np.asarray(ngram_ids(word, buckets), dtype=np.int64).tobytes()
