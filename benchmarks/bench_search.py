@@ -24,7 +24,8 @@ The halving search's winner is also refitted at the default epochs
   with the search). Its fits are not scored on their own training
   documents (``return_train_score=False``: the halving searches' default
   scores them, which the ranking never reads; ``--train-scores`` measures
-  with them), and each rung's summed fit and score seconds are reported;
+  with them), and each rung's summed fit and held-out score seconds are
+  reported (scikit-learn times the held-out scores only);
 - **halving over documents at a constant rate**: the same search with
   ``lr_schedule="constant"`` in its rungs (no warm-up, no decay), the
   winner refitted with the default one-cycle schedule. A whole short
@@ -168,7 +169,7 @@ def halving_over_documents(
 
 
 def report_rung_times(name: str, results: dict) -> None:
-    """Each rung's summed fit and score seconds (over its candidates and folds, both workers)."""
+    """Each rung's summed fit and held-out score seconds (its candidates and folds)."""
     folds = FOLDS.get_n_splits()
     for rung in np.unique(results["iter"]):
         at = results["iter"] == rung

@@ -9,9 +9,9 @@ from skattn.explain import ModelDocuments
 from skattn.explain._erasure import erased_corpus
 from skattn.text import UNK_ID, DocumentDataset, TextEncoder, char_ngrams
 from skattn.text._subwords import (
+    KEPT_WORD_MAX_LENGTH,
     MAX_NGRAMS,
-    NGRAM_CACHE_SIZE,
-    _ngram_id_bytes,
+    _kept_ngram_id_bytes,
     ngram_ids,
     subword_table,
 )
@@ -50,20 +50,26 @@ def test_every_token_gets_its_row_known_or_not():
 
 
 def test_a_table_built_again_from_kept_rows_is_the_same_and_its_own():
-    words = [None, "film", "filmz", None, "a", "x" * 40, "café", "a\udcff"]
+    long_word = "x" * (KEPT_WORD_MAX_LENGTH + 1)
+    words = [None, "film", "filmz", None, "a", long_word, "café", "a\udcff"]
     expected = np.zeros((len(words), MAX_NGRAMS), dtype=np.int64)
     for i, word in enumerate(words):
         if word is not None:
             expected[i, : len(ngram_ids(word, 997))] = ngram_ids(word, 997)
-    first = subword_table(words, 997)  # hashes and keeps the rows
+    _kept_ngram_id_bytes.cache_clear()
+    first = subword_table(words, 997)  # hashes the short words and keeps their rows
+    kept = _kept_ngram_id_bytes.cache_info()
+    assert (kept.hits, kept.currsize) == (0, 5)  # five short words; the long one is not kept
     again = subword_table(words, 997)  # reads them back
+    assert _kept_ngram_id_bytes.cache_info().hits == 5
     np.testing.assert_array_equal(first, expected)
     np.testing.assert_array_equal(again, expected)
+    assert again.dtype == np.int64 and again.flags.writeable
     again[1, 0] = -1  # a caller's table is its own: writing to it changes no later table
     np.testing.assert_array_equal(subword_table(words, 997), expected)
-    # The same words in another bucket count are hashed again, not read back.
+    # The same word in another bucket count is hashed again, not read back.
     assert subword_table(["film"], 13)[0].tolist() == ngram_ids("film", 13)
-    assert _ngram_id_bytes.cache_info().maxsize == NGRAM_CACHE_SIZE
+    assert subword_table([], 13).shape == (0, 1)
 
 
 @pytest.mark.parametrize("hierarchical", [False, True])

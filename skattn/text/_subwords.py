@@ -31,7 +31,9 @@ MAX_NGRAMS = 32
 #: Distinct (word, buckets) whose n-gram ids a process keeps between tables:
 #: a search scores the same held-out fold once per candidate, and hashing is
 #: most of encoding. About 25 MiB when full of words of 3 to 12 letters.
-NGRAM_CACHE_SIZE = 1 << 16
+KEPT_WORDS = 1 << 16
+#: Longer words are hashed every time, so that the kept words' bytes stay bounded.
+KEPT_WORD_MAX_LENGTH = 40
 
 
 def char_ngrams(word: str, ngram_range: tuple[int, int] = NGRAM_RANGE) -> list[str]:
@@ -81,13 +83,26 @@ def subword_table(words: Sequence[str | None], buckets: int) -> np.ndarray:
     >>> table.shape, bool(table[0].any()), int((table[1] > 0).sum())
     ((3, 9), False, 3)
     """
-    rows = [_ngram_id_bytes(word, buckets) if word is not None else b"" for word in words]
+    rows = [_ngram_id_bytes(word, buckets) for word in words]
     row_bytes = 8 * max([1, *(len(row) // 8 for row in rows)])
-    padded = b"".join(row.ljust(row_bytes, b"\0") for row in rows)
-    return np.frombuffer(padded, dtype=np.int64).reshape(len(rows), row_bytes // 8).copy()
+    # A bytearray: the table is writable and its own, with no second copy.
+    padded = bytearray().join(row.ljust(row_bytes, b"\0") for row in rows)
+    return np.frombuffer(padded, dtype=np.int64).reshape(len(rows), row_bytes // 8)
 
 
-@lru_cache(maxsize=NGRAM_CACHE_SIZE)
-def _ngram_id_bytes(word: str, buckets: int) -> bytes:
-    """:func:`ngram_ids` as native int64 bytes, kept for the next table."""
-    return np.asarray(ngram_ids(word, buckets), dtype=np.int64).tobytes()
+def _ngram_id_bytes(word: str | None, buckets: int) -> bytes:
+    """:func:`ngram_ids` as native int64 bytes (none for None), kept for short words."""
+    if word is None:
+        return b""
+    if len(word) > KEPT_WORD_MAX_LENGTH:
+        return _as_bytes(ngram_ids(word, buckets))
+    return _kept_ngram_id_bytes(word, buckets)
+
+
+@lru_cache(maxsize=KEPT_WORDS)
+def _kept_ngram_id_bytes(word: str, buckets: int) -> bytes:
+    return _as_bytes(ngram_ids(word, buckets))
+
+
+def _as_bytes(ids: list[int]) -> bytes:
+    return np.asarray(ids, dtype=np.int64).tobytes()
