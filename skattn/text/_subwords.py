@@ -30,7 +30,9 @@ NGRAM_RANGE = (3, 5)
 MAX_NGRAMS = 32
 #: Distinct (word, buckets) whose n-gram ids a process keeps between tables:
 #: a search scores the same held-out fold once per candidate, and hashing is
-#: most of encoding. About 25 MiB when full of words of 3 to 12 letters.
+#: most of encoding. About 25 MiB when full of words of 3 to 12 letters. A
+#: table of more distinct words than this gains nothing when built again:
+#: least-recently-used eviction drops each word just before it is needed.
 KEPT_WORDS = 1 << 16
 #: Longer words are hashed every time, so that the kept words' bytes stay bounded.
 KEPT_WORD_MAX_LENGTH = 40
