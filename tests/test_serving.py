@@ -554,6 +554,34 @@ def test_the_ngram_cache_never_exceeds_its_limit():
     assert len(pipeline._ngram_cache) == NGRAM_CACHE_SIZE
 
 
+def test_served_ngrams_follow_the_artefacts_lengths_and_limit():
+    """An artefact's own n-gram lengths and limit, hashed as CRC-32 of UTF-8 bytes."""
+    import zlib
+
+    config = {
+        "lowercase": True,
+        "token_pattern": r"(?u)\w+",
+        "tokenizer": None,
+        "strip_accents": None,
+        "analyzer": "word",
+        "sentence_split": None,
+        "max_length": None,
+        "max_sentences": None,
+        "max_sentence_length": None,
+        "subword_buckets": 97,
+        "ngram_range": [2, 3],
+        "max_ngrams": 4,
+        "id_to_token": ["<pad>", "<unk>", "<empty>"],
+        "empty_id": 1,
+    }
+    # "<été>" cut into 2-grams, then 3-grams; the first four kept.
+    grams = ["<é", "ét", "té", "é>"]
+    expected = [1 + zlib.crc32(g.encode("utf-8")) % 97 for g in grams]
+    pipeline = TextPipeline(config, ngram_cache_size=0)
+    assert pipeline.ngram_ids("été") == expected
+    assert pipeline.ngram_ids("<unk>") == []
+
+
 def test_serving_imports_neither_torch_skorch_sklearn_nor_scipy(artifacts):
     _, path = artifacts["self_attentive"]
     script = textwrap.dedent(

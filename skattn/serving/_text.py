@@ -3,9 +3,11 @@
 This reproduces :class:`skattn.text.TextEncoder` (and the scikit-learn
 analyzer it builds) without importing scikit-learn: lowercasing, accent
 stripping, the token pattern or a built-in tokenizer, the character
-analyzer, sentence splitting, the truncation rule, the vocabulary with its
-reserved ids, and the hashed character n-grams of
-:mod:`skattn.text._subwords`. It imports only the standard library and numpy.
+analyzer, sentence splitting, the truncation rule and the vocabulary with
+its reserved ids; the hashed character n-grams are
+``skattn.text._subwords.ngram_ids`` itself, at the lengths the artefact
+records. It imports only the standard library, numpy and skattn's own
+scikit-learn-free text modules.
 The parity of every step with the training code is tested.
 """
 
@@ -19,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from skattn.text._subwords import ngram_ids
 from skattn.text._truncation import truncate
-from skattn.text._unicode import join_surrogate_pairs, text_crc32
+from skattn.text._unicode import join_surrogate_pairs
 
 PAD_ID, UNK_ID = 0, 1
 EMPTY_TOKEN = "<empty>"
@@ -144,12 +147,9 @@ class TextPipeline:
         return cached
 
     def _hash_ngrams(self, word: str) -> list[int]:
-        wrapped, (low, high) = f"<{word}>", self.config["ngram_range"]
-        grams = [
-            wrapped[i : i + n] for n in range(low, high + 1) for i in range(len(wrapped) - n + 1)
-        ]
-        buckets = self.config["subword_buckets"]
-        return [1 + text_crc32(g) % buckets for g in grams[: self.config["max_ngrams"]]]
+        config = self.config
+        low, high = config["ngram_range"]
+        return ngram_ids(word, config["subword_buckets"], (low, high), config["max_ngrams"])
 
     # -- batches ----------------------------------------------------------------
     def flat_batch(self, documents: Sequence[str]) -> tuple[dict[str, np.ndarray], list]:

@@ -51,8 +51,16 @@ def char_ngrams(word: str, ngram_range: tuple[int, int] = NGRAM_RANGE) -> list[s
     return [wrapped[i : i + n] for n in range(low, high + 1) for i in range(len(wrapped) - n + 1)]
 
 
-def ngram_ids(word: str, buckets: int) -> list[int]:
-    """Bucket ids (1 … ``buckets``) of a word's n-grams, at most :data:`MAX_NGRAMS`.
+def ngram_ids(
+    word: str,
+    buckets: int,
+    ngram_range: tuple[int, int] = NGRAM_RANGE,
+    max_ngrams: int = MAX_NGRAMS,
+) -> list[int]:
+    """Bucket ids (1 … ``buckets``) of a word's n-grams, the first ``max_ngrams``.
+
+    The served runtime passes the lengths and the limit its artefact
+    records; training uses the module's constants.
 
     Examples
     --------
@@ -60,7 +68,7 @@ def ngram_ids(word: str, buckets: int) -> list[int]:
     >>> len(ids), all(1 <= i <= 1000 for i in ids), ids == ngram_ids("film", 1000)
     (9, True, True)
     """
-    return [1 + text_crc32(gram) % buckets for gram in char_ngrams(word)[:MAX_NGRAMS]]
+    return [1 + text_crc32(gram) % buckets for gram in char_ngrams(word, ngram_range)[:max_ngrams]]
 
 
 def subword_table(words: Sequence[str | None], buckets: int) -> np.ndarray:
