@@ -661,3 +661,26 @@ def test_every_option_of_every_command_has_a_help_text():
         [action] = [a for a in commands.choices[name]._actions if option in a.option_strings]
         assert "(default: %(default)s)" in action.help, option
     assert parser().parse_args(["compare", "--test-size", "0.3"]).test_size == 0.3
+
+
+def test_a_warning_is_one_line_and_debug_keeps_pythons_form(tmp_path):
+    rows = [("a good film", 1), ("a dull film", 0), ("", 1), ("   ", 0)] * 6
+    data = tmp_path / "reviews.csv"
+    with open(data, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([("body", "stars"), *rows])
+    small = ["max_epochs=1", "embeddings=None", "embedding_dim=8", "hidden_size=4"]
+    argv = ["fit", tmp_path / "m.skattn", "--dataset", data, "--text-column", "body"]
+    argv += ["--label-column", "stars", "--progress", "never"]
+    argv += [part for setting in small for part in ("--set", setting)]
+    plain = run_cli(*argv, cwd=tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    said = [line for line in plain.stderr.splitlines() if "blank" in line]
+    assert said == [
+        "skattn: warning: 12 of 24 training documents (50.0%) are blank or yield no token; "
+        "each is encoded as the reserved token '<empty>' (see n_blank_)."
+    ]
+    assert not any(line.startswith(" ") for line in plain.stderr.splitlines())  # no source echo
+    debug = run_cli("--debug", *argv, "--force", cwd=tmp_path)
+    assert debug.returncode == 0, debug.stderr
+    assert "UserWarning: 12 of 24 training documents" in debug.stderr
+    assert "skattn: warning:" not in debug.stderr

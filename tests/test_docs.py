@@ -231,3 +231,18 @@ def test_the_extras_table_check_sees_a_missing_extra(monkeypatch):
     monkeypatch.setitem(globals(), "_pyproject_extras", lambda: {**real, "new": {"thing"}})
     with pytest.raises(AssertionError):
         test_the_readme_and_getting_started_extras_tables_agree_with_pyproject(_readme_extras)
+
+
+def _readme_commands() -> list[str]:
+    """The two command lines of the README's first code block."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text[text.index("```bash\n") + len("```bash\n") :]
+    return block[: block.index("```")].strip().splitlines()
+
+
+def test_getting_started_shows_the_readmes_two_commands_verbatim():
+    commands = _readme_commands()
+    assert len(commands) == 2 and all(line.startswith("pip install torch==") for line in commands)
+    page = (DOCS / "getting_started.rst").read_text(encoding="utf-8")
+    literal = page[page.index("The two commands") :].split("::\n\n", 1)[1].split("\n\n")[0]
+    assert [line.strip() for line in literal.splitlines()] == commands

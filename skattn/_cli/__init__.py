@@ -12,10 +12,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import select
 import sys
+import warnings
+from collections.abc import Iterator
 
 #: Subcommand -> "module:function" that runs it.
 COMMANDS = {
@@ -41,17 +44,28 @@ def main(argv: list[str] | None = None) -> int:
     int
         The exit status: 0, 1 after an error (printed as one line), 2 for
         wrong arguments. A reader that closes standard output early
-        (``| head``) ends the command quietly, with status 1.
+        (``| head``) ends the command quietly, with status 1. Warnings
+        are printed as one line too (``skattn: warning: ...``), without
+        Python's echo of the source line that raised them; ``--debug``
+        keeps Python's form.
 
     Examples
     --------
     >>> main(["compare", "--list"]) == 0  # doctest: +SKIP
     True
     """
-    from skattn._cli._extras import hint
-    from skattn._cli._parser import UsageError, parser
+    from skattn._cli._parser import parser
 
     args = parser().parse_args(argv)
+    with _warnings_in_one_line(not args.debug):
+        return _run(args)
+
+
+def _run(args) -> int:
+    """Run the parsed command; an error becomes one line and an exit status."""
+    from skattn._cli._extras import hint
+    from skattn._cli._parser import UsageError
+
     module, _, function = COMMANDS[args.command].partition(":")
     try:
         status = getattr(importlib.import_module(module), function)(args)
@@ -73,6 +87,30 @@ def main(argv: list[str] | None = None) -> int:
         message = hint(error, args.command) or str(error) or type(error).__name__
         print(f"skattn: error: {message} (--debug shows the traceback)", file=sys.stderr)
         return 1
+
+
+@contextlib.contextmanager
+def _warnings_in_one_line(enabled: bool) -> Iterator[None]:
+    """Print each warning shown while the command runs as ``skattn: warning: MESSAGE``.
+
+    Python's default form names a file and line of the library and echoes
+    that source line, which on a terminal reads like a crash. Only the
+    printed form changes: filters, and code that records warnings (pytest's
+    ``warns``), see the same warnings.
+    """
+    if not enabled:
+        yield
+        return
+    formatting = warnings.formatwarning
+    warnings.formatwarning = _one_line
+    try:
+        yield
+    finally:
+        warnings.formatwarning = formatting
+
+
+def _one_line(message, category, filename, lineno, line=None) -> str:
+    return f"skattn: warning: {message}\n"
 
 
 def _stdout_is_closed() -> bool:
