@@ -524,8 +524,9 @@ def test_a_pair_model_reads_a_data_frame_by_its_column_names(artifacts):
         served.predict([{"premise": "a cat", "hypothesis": "a dog"}])
 
 
-def test_the_ngram_cache_never_exceeds_its_limit():
-    config = {
+def _words_config(**changes) -> dict:
+    """The text section of an artefact with subwords and an empty vocabulary."""
+    return {
         "lowercase": True,
         "token_pattern": r"(?u)\w+",
         "tokenizer": None,
@@ -540,7 +541,12 @@ def test_the_ngram_cache_never_exceeds_its_limit():
         "max_ngrams": 32,
         "id_to_token": ["<pad>", "<unk>", "<empty>"],
         "empty_id": 1,
+        **changes,
     }
+
+
+def test_the_ngram_cache_never_exceeds_its_limit():
+    config = _words_config()
     small = TextPipeline(config, ngram_cache_size=50)
     sizes = []
     for i in range(500):
@@ -558,22 +564,7 @@ def test_served_ngrams_follow_the_artefacts_lengths_and_limit():
     """An artefact's own n-gram lengths and limit, hashed as CRC-32 of UTF-8 bytes."""
     import zlib
 
-    config = {
-        "lowercase": True,
-        "token_pattern": r"(?u)\w+",
-        "tokenizer": None,
-        "strip_accents": None,
-        "analyzer": "word",
-        "sentence_split": None,
-        "max_length": None,
-        "max_sentences": None,
-        "max_sentence_length": None,
-        "subword_buckets": 97,
-        "ngram_range": [2, 3],
-        "max_ngrams": 4,
-        "id_to_token": ["<pad>", "<unk>", "<empty>"],
-        "empty_id": 1,
-    }
+    config = _words_config(subword_buckets=97, ngram_range=[2, 3], max_ngrams=4)
     # "<été>" cut into 2-grams, then 3-grams; the first four kept.
     grams = ["<é", "ét", "té", "é>"]
     expected = [1 + zlib.crc32(g.encode("utf-8")) % 97 for g in grams]
