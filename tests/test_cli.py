@@ -663,6 +663,13 @@ def test_every_option_of_every_command_has_a_help_text():
     assert parser().parse_args(["compare", "--test-size", "0.3"]).test_size == 0.3
 
 
+def test_a_warnings_category_is_named_unless_plain_and_its_text_is_one_line():
+    from skattn._cli import _one_line
+
+    assert _one_line("two\n  lines", UserWarning, "f.py", 1) == "skattn: warning: two lines\n"
+    assert _one_line("old", FutureWarning, "f.py", 1) == "skattn: warning: FutureWarning: old\n"
+
+
 def test_a_warning_is_one_line_and_debug_keeps_pythons_form(tmp_path):
     rows = [("a good film", 1), ("a dull film", 0), ("", 1), ("   ", 0)] * 6
     data = tmp_path / "reviews.csv"
@@ -672,15 +679,16 @@ def test_a_warning_is_one_line_and_debug_keeps_pythons_form(tmp_path):
     argv = ["fit", tmp_path / "m.skattn", "--dataset", data, "--text-column", "body"]
     argv += ["--label-column", "stars", "--progress", "never"]
     argv += [part for setting in small for part in ("--set", setting)]
-    plain = run_cli(*argv, cwd=tmp_path)
+    shown = ("-W", "default::UserWarning")  # whatever PYTHONWARNINGS says
+    plain = run_cli(*argv, cwd=tmp_path, python_options=shown)
     assert plain.returncode == 0, plain.stderr
     said = [line for line in plain.stderr.splitlines() if "blank" in line]
     assert said == [
         "skattn: warning: 12 of 24 training documents (50.0%) are blank or yield no token; "
         "each is encoded as the reserved token '<empty>' (see n_blank_)."
     ]
-    assert not any(line.startswith(" ") for line in plain.stderr.splitlines())  # no source echo
-    debug = run_cli("--debug", *argv, "--force", cwd=tmp_path)
+    assert "UserWarning" not in plain.stderr and ".py:" not in plain.stderr  # no file, no echo
+    debug = run_cli("--debug", *argv, "--force", cwd=tmp_path, python_options=shown)
     assert debug.returncode == 0, debug.stderr
-    assert "UserWarning: 12 of 24 training documents" in debug.stderr
+    assert re.search(r"\.py:\d+: UserWarning: 12 of 24 training documents", debug.stderr)
     assert "skattn: warning:" not in debug.stderr

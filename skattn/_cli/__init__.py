@@ -34,6 +34,13 @@ COMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m skattn`` and of the ``skattn`` script.
 
+    Errors are printed as one line (``skattn: error: ...``), and so are
+    the warnings shown while the command runs in this process (``skattn:
+    warning: ...``, with the category named unless it is a plain
+    ``UserWarning``), without Python's echo of the source line that raised
+    them; ``--debug`` keeps Python's forms. The server of ``serve`` runs in
+    a process of its own and keeps Python's form.
+
     Parameters
     ----------
     argv : list of str, optional
@@ -44,10 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     int
         The exit status: 0, 1 after an error (printed as one line), 2 for
         wrong arguments. A reader that closes standard output early
-        (``| head``) ends the command quietly, with status 1. Warnings
-        are printed as one line too (``skattn: warning: ...``), without
-        Python's echo of the source line that raised them; ``--debug``
-        keeps Python's form.
+        (``| head``) ends the command quietly, with status 1.
 
     Examples
     --------
@@ -96,7 +100,10 @@ def _warnings_in_one_line(enabled: bool) -> Iterator[None]:
     Python's default form names a file and line of the library and echoes
     that source line, which on a terminal reads like a crash. Only the
     printed form changes: filters, and code that records warnings (pytest's
-    ``warns``), see the same warnings.
+    ``warns``), see the same warnings; ``logging.captureWarnings`` logs the
+    one-line form. With ``enabled`` false (``--debug``) nothing changes.
+    Like :class:`warnings.catch_warnings`, it is not safe to enter from two
+    threads at once.
     """
     if not enabled:
         yield
@@ -110,7 +117,9 @@ def _warnings_in_one_line(enabled: bool) -> Iterator[None]:
 
 
 def _one_line(message, category, filename, lineno, line=None) -> str:
-    return f"skattn: warning: {message}\n"
+    """``skattn: warning: [Category: ]message`` on one line (its whitespace collapsed)."""
+    kind = "" if category is UserWarning else f"{category.__name__}: "
+    return f"skattn: warning: {kind}{' '.join(str(message).split())}\n"
 
 
 def _stdout_is_closed() -> bool:
