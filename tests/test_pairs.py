@@ -368,6 +368,7 @@ def test_pair_regressor_explains_the_output(sick_small):
         model.explain([PAIR], faithfulness=True)
 
 
+@pytest.mark.slow
 def test_learns_sick_entailment():
     # The whole training split (4,500 pairs), 4 epochs of the default
     # network, the 4,927 test pairs. Measured: 77.39% (42 s); always NEUTRAL
@@ -410,6 +411,7 @@ def test_pair_baselines_on_sick():
     assert pearsonr(ridge.predict(test.data), test.relatedness)[0] > 0.68
 
 
+@pytest.mark.slow
 def test_pair_regressor_predicts_relatedness(tmp_path):
     # The whole training split, 4 epochs of the default network; test split.
     # Measured: Pearson r 0.807 (the TF-IDF ridge baseline: 0.711; the gated

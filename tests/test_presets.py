@@ -318,6 +318,7 @@ def polarity_shuffled():
     return [X[i] for i in order], y[order]
 
 
+@pytest.mark.slow
 def test_the_hierarchical_preset_learns(polarity_shuffled):
     # 3,600 snippets, 4 epochs at the preset's rate, the last 2,000 held out.
     # Measured: training loss 0.698, 0.652, 0.611, 0.528; held out 68.25%.
@@ -330,6 +331,7 @@ def test_the_hierarchical_preset_learns(polarity_shuffled):
     assert model.score(X[-2000:], y[-2000:]) > 0.62
 
 
+@pytest.mark.slow
 def test_the_self_attentive_preset_learns(polarity_shuffled):
     # 1,200 snippets, 3 epochs of the 60-million-weight network.
     # Measured: training loss 0.916, 0.591, 0.489; held out 62.1%.

@@ -182,6 +182,7 @@ def test_product_reviews_is_the_corpus_its_readme_describes(reviews):
     assert reviews.target[i] == 5
 
 
+@pytest.mark.slow
 def test_learns_opinion_strength_from_product_reviews(reviews):
     # 3,000 review sentences for training, 1,500 held out, 3 epochs of the
     # default network. Measured: R² 0.294 and 0.310 (seeds 0 and 1), where the
