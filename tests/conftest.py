@@ -12,17 +12,6 @@ from skattn.datasets import fetch_sentence_polarity, fetch_sick
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-#: Workers for ``-n auto`` (setup.cfg): each worker holds its own copy of the
-#: corpora and its files' fitted models, so many cores would cost much memory
-#: for the few minutes the longest file takes anyway.
-MAX_WORKERS = 4
-
-
-def pytest_xdist_auto_num_workers(config):
-    """One pytest-xdist worker per core, at most MAX_WORKERS."""
-    return max(1, min(os.cpu_count() or 1, MAX_WORKERS))
-
-
 def pytest_configure(config):
     # Tests read the corpora from the shared folder unless told otherwise.
     if "SKATTN_DATA" not in os.environ and SHARED_DATA.exists():

@@ -153,6 +153,7 @@ def test_learns_sentence_polarity_from_2000_documents(polarity):
     assert clf.score(X_test, y_test) > 0.65
 
 
+@pytest.mark.slow
 def test_documents_grouped_by_class_learn_as_well_as_shuffled_ones(polarity):
     """K-fold indices and the fetchers give documents grouped by class."""
     X, y = polarity

@@ -395,6 +395,7 @@ def test_pair_features_are_both_vectors_their_product_and_difference():
     )
 
 
+@pytest.mark.slow
 def test_pair_baselines_on_sick():
     # Measured on the test split: 79.66% (logistic regression) and Pearson r
     # 0.711 (ridge), the corpus README's figures for these features.

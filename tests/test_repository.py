@@ -12,6 +12,7 @@ downloads it.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 import subprocess
 import sys
@@ -112,7 +113,7 @@ def undeclared(paths: list[Path], extra: str) -> list[str]:
 
 
 def test_the_dev_extra_declares_every_module_the_tests_import():
-    files = sorted((ROOT / "tests").rglob("*.py"))
+    files = [ROOT / "conftest.py", *sorted((ROOT / "tests").rglob("*.py"))]
     assert not undeclared(files, "dev"), undeclared(files, "dev")
 
 
@@ -178,3 +179,23 @@ def test_the_size_check_names_a_large_file(tmp_path, monkeypatch):
 def test_every_test_has_a_time_limit(pytestconfig):
     # pytest-timeout's per-test limit, set in setup.cfg: a hang fails with a traceback.
     assert 0 < float(pytestconfig.getini("timeout")) <= 900
+
+
+def auto_workers(counted: int) -> int:
+    """What the repository's conftest.py makes of pytest-xdist's own count for ``-n auto``."""
+    spec = importlib.util.spec_from_file_location("root_conftest", ROOT / "conftest.py")
+    root = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(root)
+    hook = root.pytest_xdist_auto_num_workers(config=None)
+    next(hook)  # a wrapper: it receives xdist's count where it yields
+    with pytest.raises(StopIteration) as returned:
+        hook.send(counted)
+    return returned.value.value
+
+
+def test_auto_workers_follow_xdists_count_up_to_four(monkeypatch):
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    assert [auto_workers(n) for n in (1, 2, 4, 16)] == [1, 2, 4, 4]
+    # The variable xdist documents still sets the count, above the cap too.
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "7")
+    assert auto_workers(7) == 7

@@ -122,6 +122,7 @@ def test_the_least_recently_used_encoding_is_forgotten_first():
     assert cache.get_encoding("a") is not None and cache.get_encoding("c") is not None
 
 
+@pytest.mark.slow
 def test_halving_over_max_epochs_trains_survivors_longer_and_refits_the_best(polarity):
     # Learning on real data: 1,500 sentence_polarity snippets, two widths, two rates.
     X, y = polarity
