@@ -523,10 +523,16 @@ def test_a_verbose_fit_prints_its_table_without_colour_codes_off_a_terminal(verb
         "X, y = make_toy_corpus()\n"
         f"small_self_attentive(max_epochs=2, verbose={verbose}).fit(X, y)\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    # tests/ first, and not run from the root: the root's conftest.py would shadow tests/'.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT)])}
     env.pop("NO_COLOR", None)
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     if verbose:
