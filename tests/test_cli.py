@@ -523,7 +523,8 @@ def test_a_verbose_fit_prints_its_table_without_colour_codes_off_a_terminal(verb
         "X, y = make_toy_corpus()\n"
         f"small_self_attentive(max_epochs=2, verbose={verbose}).fit(X, y)\n"
     )
-    # tests/ first, and not run from the root: the root's conftest.py would shadow tests/'.
+    # tests/ first on the path and run outside the root, whose conftest.py would
+    # otherwise be the `conftest` imported (make_toy_corpus is in tests/conftest.py).
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT)])}
     env.pop("NO_COLOR", None)
     done = subprocess.run(
