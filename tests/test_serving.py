@@ -177,6 +177,55 @@ def test_pair_outputs_equal_the_estimators_over_the_grid(artifacts, name):
     )
 
 
+def _worst_probability_gap(model, path, batches=(1, 7)) -> float:
+    """The largest |served − estimator| probability over the grid's batches of these sizes."""
+    worst = 0.0
+    for batch, docs in _grid():
+        if batch in batches:
+            served = OnnxTextClassifier(path, batch_size=batch).predict_proba(docs)
+            worst = max(worst, float(np.abs(served - model.predict_proba(docs)).max()))
+    return worst
+
+
+@pytest.mark.parametrize("name", ["self_attentive", "han", "pair"])
+def test_a_second_export_in_one_process_answers_as_the_first(artifacts, name, tmp_path):
+    # torch 2.13's torch.export-based exporter wrote a graph that failed at batch 1
+    # when one network was exported twice in a process; exports now run in process.
+    import torch
+
+    model, first = artifacts[name]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        second = export(model, tmp_path / "again.onnx.zip")
+        assert torch.get_num_threads() == 2  # exporting leaves the caller's threads alone
+    finally:
+        torch.set_num_threads(threads)
+    documents = [PAIRS[1]] if name == "pair" else [TRAIN[1]]
+    for path in (first, second):
+        served = OnnxTextClassifier(path, batch_size=1).predict_proba(documents)
+        np.testing.assert_allclose(served, model.predict_proba(documents), atol=1e-5)
+    if name != "pair":
+        assert _worst_probability_gap(model, second) < 1e-5
+
+
+@pytest.mark.parametrize("name", ["self_attentive", "han"])
+def test_without_the_torchscript_exporter_a_fresh_process_exports_the_same_answers(
+    artifacts, name, tmp_path, monkeypatch
+):
+    # The fallback for torch releases that no longer ship the TorchScript-based exporter.
+    import skattn.serving._export as exporting
+
+    monkeypatch.setattr(exporting, "_has_torchscript_exporter", lambda: False)
+    ran = []
+    run = subprocess.run
+    monkeypatch.setattr(exporting.subprocess, "run", lambda *a, **k: ran.append(a) or run(*a, **k))
+    model, _ = artifacts[name]
+    path = export(model, tmp_path / "fallback.onnx.zip")
+    assert len(ran) == 1 and ran[0][0][1].endswith("_export_worker.py")
+    assert _worst_probability_gap(model, path) < 1e-5
+
+
 def test_embedder_output_equals_transform(artifacts):
     model, path = artifacts["embedder"]
     for batch, docs in _grid():

@@ -13,7 +13,7 @@ def export(args) -> int:
         raise FileNotFoundError(f"model file {args.model}: no such file")
     check_kind(args.model, "export", "model")  # not an artefact: before torch is imported
     check_output(args.output, args.force, model=args.model)
-    # The exporter runs in a process of its own: check its modules here, in one line.
+    # The extra's modules are checked here, in one line, before torch is imported.
     require_extra("export", "export")
     from skattn.persistence import load
     from skattn.serving import export as export_model

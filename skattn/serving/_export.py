@@ -12,6 +12,7 @@ the artefact (:mod:`skattn.serving._runtime`) does not.
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import subprocess
 import sys
@@ -301,10 +302,25 @@ def _artifact_config(estimator) -> tuple[Any, dict[str, Any]]:
 def _export_network(module: nn.Module, architecture: str, text: dict) -> tuple[bytes, list[str]]:
     """ONNX bytes of the module's inference graph, and the names of its outputs.
 
-    The export runs in a fresh process: in torch 2.13 a second
-    ``torch.onnx.export`` of the same network in one process wrote a graph
-    that fails at batch 1 (out-of-range gather), the first one did not.
+    PyTorch's TorchScript-based exporter writes these graphs in well under a
+    second, in this process. It is deprecated since torch 2.9; where a torch
+    release no longer has it, the ``torch.export``-based exporter runs
+    instead, in a fresh process: it takes ten seconds or more per network,
+    and in torch 2.13 its second export of one network in a process wrote a
+    graph that fails at batch 1 (out-of-range gather).
     """
+    if _has_torchscript_exporter():
+        return _export_here(module, architecture, text, dynamo=False)
+    return _export_in_fresh_process(module, architecture, text)
+
+
+def _has_torchscript_exporter() -> bool:
+    """Whether this torch still ships the TorchScript-based ONNX exporter."""
+    return importlib.util.find_spec("torch.onnx._internal.torchscript_exporter") is not None
+
+
+def _export_in_fresh_process(module: nn.Module, architecture: str, text: dict):
+    """:func:`_export_here` with the ``torch.export``-based exporter, in a fresh process."""
     # Run by its path from skattn/: beside serving/http.py it would shadow the stdlib's http.
     worker = Path(__file__).parent / "_export_worker.py"
     with tempfile.TemporaryDirectory(prefix="skattn-export-") as folder:
@@ -386,31 +402,33 @@ _SIGNATURES = {
 }
 
 
-def _export_here(module: nn.Module, architecture: str, text: dict) -> tuple[bytes, list[str]]:
-    """:func:`_export_network`'s work, in the calling process."""
-    torch.set_num_threads(1)
+def _export_here(
+    module: nn.Module, architecture: str, text: dict, dynamo: bool
+) -> tuple[bytes, list[str]]:
+    """:func:`_export_network`'s work in the calling process, by either exporter."""
     # A frozen copy: the estimator's own network keeps training mode and gradients.
     module = copy.deepcopy(module).cpu().eval().requires_grad_(False)
     subwords = text["subword_buckets"] is not None and (
         getattr(module, "subword_embedding", None) is not None
     )
     graph, example, shapes, outputs = _SIGNATURES[architecture](module, subwords)
+    names = {"input_names": list(example), "output_names": outputs, "opset_version": OPSET}
     with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings(), torch.no_grad():
+        # Both exporters warn about their internals (the TorchScript one that it is deprecated).
         warnings.simplefilter("ignore")
         target = Path(folder) / "model.onnx"
-        program = torch.onnx.export(
-            graph,
-            (),
-            kwargs=example,
-            dynamo=True,
-            dynamic_shapes=shapes,
-            input_names=list(example),
-            output_names=outputs,
-            opset_version=OPSET,
-            external_data=False,
-            verbose=False,
-        )
-        program.save(str(target))
+        if dynamo:
+            program = torch.onnx.export(
+                graph, (), kwargs=example, dynamo=True, dynamic_shapes=shapes,
+                external_data=False, **names,
+            )  # fmt: skip
+            program.save(str(target))
+        else:
+            axes = {name: {i: d.__name__ for i, d in dims.items()} for name, dims in shapes.items()}
+            torch.onnx.export(
+                graph, tuple(example.values()), str(target), dynamo=False, dynamic_axes=axes,
+                **names,
+            )  # fmt: skip
         return _relax_shapes(target.read_bytes(), shapes), outputs
 
 

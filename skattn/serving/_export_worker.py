@@ -1,4 +1,7 @@
-"""Export a network to ONNX in a fresh process (see :mod:`skattn.serving._export`).
+"""Export a network to ONNX by the ``torch.export``-based exporter, in a fresh process.
+
+Used where torch no longer ships the TorchScript-based exporter (see
+:mod:`skattn.serving._export`).
 
 ``python path/to/_export_worker.py FOLDER`` reads ``FOLDER/network.pt`` (the
 pickled module) and ``FOLDER/request.json`` (architecture and text
@@ -24,10 +27,13 @@ def main(argv: list[str]) -> None:
 
     from skattn.serving._export import _export_here
 
+    torch.set_num_threads(1)
     folder = Path(argv[0])
     request = json.loads((folder / "request.json").read_text(encoding="utf-8"))
     module = torch.load(folder / "network.pt", weights_only=False)
-    onnx_bytes, outputs = _export_here(module, request["architecture"], request["text"])
+    onnx_bytes, outputs = _export_here(
+        module, request["architecture"], request["text"], dynamo=True
+    )
     (folder / "model.onnx").write_bytes(onnx_bytes)
     (folder / "outputs.json").write_text(json.dumps(outputs), encoding="utf-8")
 
