@@ -1,5 +1,7 @@
 """Small, fast configurations of every public estimator, for convention tests."""
 
+from skorch.callbacks import Callback
+
 from skattn import (
     HierarchicalAttentionClassifier,
     HierarchicalAttentionRegressor,
@@ -9,6 +11,14 @@ from skattn import (
     SelfAttentivePairRegressor,
     SelfAttentiveRegressor,
 )
+
+
+class KeepOptimizer(Callback):
+    """Holds the optimizer as training ends (a fitted model lets go of it)."""
+
+    def on_train_end(self, net, **kwargs):
+        self.optimizer_ = net.optimizer_
+
 
 COMMON = dict(
     embedding_dim=16, hidden_size=16, max_epochs=2, batch_size=32, lr=5e-3, random_state=0

@@ -53,6 +53,8 @@ from accelerate import Accelerator, DataLoaderConfiguration  # noqa: E402
 from accelerate.state import AcceleratorState, GradientState  # noqa: E402
 from accelerate_worker import N_TEST, make_model, subset  # noqa: E402
 
+from estimators import KeepOptimizer  # noqa: E402
+
 WORKER = Path(__file__).with_name("accelerate_worker.py")
 MODELS = ("self_attentive", "hierarchical")
 #: The largest rounding error of one bfloat16 value (8 significant bits).
@@ -248,10 +250,11 @@ def test_one_process_with_an_accelerator_trains_the_same_model(polarity_small):
 def test_gradient_accumulation_steps_once_per_accumulated_batches(polarity_small):
     X, y = polarity_small
     accelerator = Accelerator(cpu=True, gradient_accumulation_steps=2)
-    model = small_model(accelerator=accelerator).fit(X, y)
+    kept = KeepOptimizer()
+    model = small_model(accelerator=accelerator, callbacks=[kept]).fit(X, y)
     # A step every 2 batches, and one at the end of an epoch for an odd batch out.
     expected = sum(math.ceil(len(epoch["batches"]) / 2) for epoch in model.history_)
-    steps = {int(state["step"]) for state in model.net_.optimizer_.state.values()}
+    steps = {int(state["step"]) for state in kept.optimizer_.state.values()}
     assert steps == {expected}
     assert expected < sum(len(epoch["batches"]) for epoch in model.history_)
 

@@ -28,6 +28,8 @@ from skattn import (
 )
 from skattn.nn import SelfAttentivePairNet
 
+from estimators import KeepOptimizer
+
 #: (parameter, value, where the paper says so) for SelfAttentiveClassifier.from_paper().
 LIN_2017_TEXT = [
     # §4.1: "a bidirectional LSTM with 300 dimensions in each direction"; "For
@@ -248,8 +250,9 @@ def test_overrides_win_and_the_hierarchical_preset_reaches_the_network(toy):
     X = [*X, *["Zeta omega."] * 5, "Omega."]
     y = np.concatenate([y, ["pos"] * 3 + ["neg"] * 3])
     # Random vectors (no gensim needed); every other setting is the paper's.
+    kept = KeepOptimizer()
     model = HierarchicalAttentionClassifier.from_paper(
-        embeddings="random", max_epochs=1, random_state=0
+        embeddings="random", max_epochs=1, random_state=0, callbacks=[kept]
     ).fit(X, y)
     assert model.embeddings == "random" and model.embedding_coverage_ is None
     module = model.net_.module_
@@ -257,7 +260,7 @@ def test_overrides_win_and_the_hierarchical_preset_reaches_the_network(toy):
     assert module.word_encoder.hidden_size == module.sentence_encoder.hidden_size == 50
     for pooling in (module.word_pooling, module.sentence_pooling):
         assert pooling.attention.context.shape == (100,)  # u_w, u_s of 100
-    optimizer = model.net_.optimizer_
+    optimizer = kept.optimizer_
     assert type(optimizer).__name__ == "SGD" and optimizer.param_groups[0]["momentum"] == 0.9
     assert model.net_.batch_size == 64
     # Words seen at most 5 times are UNK; from 6 times on they are kept.

@@ -22,7 +22,7 @@ from skattn import (
 from skattn.__main__ import main
 from skattn.text import TextEncoder
 
-from estimators import SMALL_ESTIMATORS, small_hierarchical, small_self_attentive
+from estimators import SMALL_ESTIMATORS, KeepOptimizer, small_hierarchical, small_self_attentive
 
 by_estimator = pytest.mark.parametrize("make", SMALL_ESTIMATORS.values(), ids=SMALL_ESTIMATORS)
 
@@ -179,11 +179,13 @@ def test_a_user_early_stopping_gets_a_validation_split(make, toy):
 
 def test_optimizer_arguments_pass_through_net_params(toy):
     X, y = toy
-    model = small_self_attentive(
+    kept = KeepOptimizer()
+    small_self_attentive(
         net_params={"optimizer__betas": (0.5, 0.9), "iterator_train__num_workers": 0},
         max_epochs=1,
+        callbacks=[kept],
     ).fit(X, y)
-    assert model.net_.optimizer_.param_groups[0]["betas"] == (0.5, 0.9)
+    assert kept.optimizer_.param_groups[0]["betas"] == (0.5, 0.9)
 
 
 def test_history_survives_save_and_load(toy, tmp_path):
@@ -299,8 +301,11 @@ def test_adam_is_fused_where_pytorch_can_and_the_user_can_say_no(toy):
     expected = _fused_adam_steps_on_the_cpu()
     if tuple(int(part) for part in torch.__version__.split(".")[:2]) >= (2, 4):
         assert expected  # PyTorch 2.4 added fused Adam on the CPU: the fused path is tested
-    fused = small_self_attentive(max_epochs=1).fit(X, y)
-    assert fused.net_.optimizer_.defaults.get("fused") is expected
-    plain = small_self_attentive(max_epochs=1, net_params={"optimizer__fused": False}).fit(X, y)
-    assert plain.net_.optimizer_.defaults.get("fused") is False
+    kept, kept_plain = KeepOptimizer(), KeepOptimizer()
+    fused = small_self_attentive(max_epochs=1, callbacks=[kept]).fit(X, y)
+    assert kept.optimizer_.defaults.get("fused") is expected
+    plain = small_self_attentive(
+        max_epochs=1, net_params={"optimizer__fused": False}, callbacks=[kept_plain]
+    ).fit(X, y)
+    assert kept_plain.optimizer_.defaults.get("fused") is False
     np.testing.assert_allclose(plain.predict_proba(X), fused.predict_proba(X), atol=1e-4)

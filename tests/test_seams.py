@@ -14,7 +14,7 @@ from skattn import SelfAttentiveEmbedder, load, save
 from skattn.training import NetConfig
 from skattn.utils._runtime import torch_threads
 
-from estimators import SMALL_ESTIMATORS, small_self_attentive
+from estimators import SMALL_ESTIMATORS, KeepOptimizer, small_self_attentive
 
 
 def _as_written_by_the_learning_rate_search(path, classifier_of) -> float:
@@ -69,10 +69,11 @@ def test_fit_takes_one_learning_rate(name, toy):
 
 def test_a_second_fit_keeps_no_learning_rate_of_the_first(toy):
     X, y = toy
+    kept = KeepOptimizer()
     clf = small_self_attentive(lr=0.02).fit(X, y)
-    clf.set_params(lr=0.005).fit(X, y)
+    clf.set_params(lr=0.005, callbacks=[kept]).fit(X, y)
     # The cosine schedule has decayed the rate; its initial value is the parameter.
-    assert clf.net_.optimizer_.param_groups[0]["initial_lr"] == 0.005
+    assert kept.optimizer_.param_groups[0]["initial_lr"] == 0.005
 
 
 def test_a_file_written_by_the_learning_rate_search_loads_with_the_chosen_rate(

@@ -659,6 +659,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         net = self.build_network(
             task.n_outputs(), encoder.vocab_size_, task=task.net_task
         ).initialize()
+        release_fit_data(net)  # as fit leaves it: no optimizer
         try:
             net.module_.load_state_dict(state.weights)
         except (RuntimeError, KeyError) as error:
