@@ -6,6 +6,8 @@ import json
 import os
 import pickle
 import shutil
+import subprocess
+import sys
 import tracemalloc
 import warnings
 import zipfile
@@ -450,3 +452,20 @@ def test_a_fitted_model_pickles_at_the_size_of_its_weights_not_its_optimizer(toy
     assert model.net_.optimizer_ is None
     assert all(getattr(c, "lr_scheduler_", None) is None for _, c in model.net_.callbacks_)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X), model.predict(X))
+
+
+def test_a_loaded_model_predicts_without_building_an_optimizer(toy, tmp_path):
+    # Building an optimizer imports torch._dynamo (seconds), which predicting never needs.
+    X, y = toy
+    model = small_self_attentive(max_epochs=1).fit(X, y)
+    path = save(model, tmp_path / "model.skattn")
+    assert load(path).net_.optimizer_ is None
+    script = (
+        "import sys, skattn; before = 'torch._dynamo' in sys.modules; "
+        f"print(before, skattn.load({str(path)!r}).predict({X[:3]!r}).tolist(), "
+        "'torch._dynamo' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    before = done.stdout.split(" ", 1)[0]  # as it was once skattn was imported
+    assert done.stdout.strip() == f"{before} {model.predict(X[:3]).tolist()} {before}"

@@ -106,6 +106,7 @@ def build_net(
     penalty: float = 0.0,
     class_weight: Sequence[float] | None = None,
     task: str = "classification",
+    for_prediction: bool = False,
 ) -> AttentionNet | AttentionRegressionNet | AttentionMultiLabelNet:
     """The skorch net, not initialised, for an estimator's settings.
 
@@ -125,6 +126,10 @@ def build_net(
     class_weight : sequence of float or None
         Loss weight of each class (multi-label: of each label's positives).
     task : {"classification", "multilabel", "regression"}, default="classification"
+    for_prediction : bool, default=False
+        True for a net that will only predict (a loaded model): the
+        optimizer's arguments are not worked out, since checking for fused
+        Adam builds an optimizer, which imports ``torch._dynamo``.
 
     Examples
     --------
@@ -139,6 +144,7 @@ def build_net(
         _head(task, n_classes, class_weight),
     )
     net_class, device, optimizer_device, extra = _placement(config, head.net_class, callbacks)
+    optimizer = {} if for_prediction else optimizer_arguments(config, optimizer_device)
     return net_class(
         module=module,
         **{f"module__{k}": v for k, v in module_params.items()},
@@ -152,7 +158,7 @@ def build_net(
         **_training_arguments(config),
         **extra,
         # The user's skorch arguments win over ours (e.g. optimizer__fused=False).
-        **{**optimizer_arguments(config, optimizer_device), **(config.net_params or {})},
+        **{**optimizer, **(config.net_params or {})},
     )
 
 

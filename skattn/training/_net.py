@@ -109,6 +109,22 @@ class _AttentionNetMixin:
         self.bucket_pool = bucket_pool
         self.batch_tokens = batch_tokens
 
+    def initialize_for_prediction(self):
+        """skorch's ``initialize`` without the optimizer: the net of a loaded model.
+
+        A fitted model holds no optimizer (:func:`release_fit_data`), and
+        building one imports ``torch._dynamo``, which prediction never needs.
+        """
+        self._initialize_virtual_params()
+        self._initialize_callbacks()
+        self._initialize_module()
+        self._initialize_criterion()
+        self._initialize_history()
+        self._validate_params()
+        self.optimizer_ = None
+        self.initialized_ = True
+        return self
+
     def infer(self, x, **fit_params):
         x = {key: value for key, value in x.items() if key != "sample_weight"}
         return super().infer(x, **fit_params)
