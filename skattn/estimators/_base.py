@@ -567,24 +567,14 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         if max_epochs is None:
             max_epochs = self._base_epochs if self.max_epochs == "auto" else self.max_epochs
         task = self._default_net_task if task is None else task
-        module_params = {
-            **self._task_module_params(n_outputs, task),
-            "vocab_size": vocab_size,
-            "n_classes": n_outputs,
-            "padding_idx": PAD_ID,
-        }
+        config = NetConfig.from_params({**self.get_params(deep=False), "max_epochs": max_epochs})
+        module_params = {**self._module_params(), **self._task_module_params(n_outputs, task)}
+        module_params.update(vocab_size=vocab_size, n_classes=n_outputs, padding_idx=PAD_ID)
         return build_net(
-            NetConfig.from_params({**self.get_params(deep=False), "max_epochs": max_epochs}),
-            module=self._module_class,
-            module_params={**self._module_params(), **module_params},
-            n_classes=n_outputs,
-            task=task,
-            valid=valid,
-            checkpoint_dir=checkpoint_dir,
-            class_weight=class_weight,
-            for_prediction=for_prediction,
-            **self._loss_params(task),
-        )
+            config, module=self._module_class, module_params=module_params, n_classes=n_outputs,
+            task=task, valid=valid, checkpoint_dir=checkpoint_dir, class_weight=class_weight,
+            for_prediction=for_prediction, **self._loss_params(task),
+        )  # fmt: skip
 
     # -- fitted state ------------------------------------------------------------
     def _adopt(self, task: Task, encoder: TextEncoder, net, **attributes):

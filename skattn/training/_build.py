@@ -127,9 +127,8 @@ def build_net(
         Loss weight of each class (multi-label: of each label's positives).
     task : {"classification", "multilabel", "regression"}, default="classification"
     for_prediction : bool, default=False
-        True for a net that will only predict (a loaded model): the
-        optimizer's arguments are not worked out, since checking for fused
-        Adam builds an optimizer, which imports ``torch._dynamo``.
+        True for a net that only predicts (a loaded model): no optimizer
+        arguments (the fused-Adam check imports ``torch._dynamo``).
 
     Examples
     --------
@@ -139,12 +138,9 @@ def build_net(
     >>> net.lr, type(net.initialize().optimizer_).__name__
     (0.1, 'Adam')
     """
-    callbacks, head = (
-        _callbacks(config, checkpoint_dir, task, valid),
-        _head(task, n_classes, class_weight),
-    )
+    callbacks = _callbacks(config, checkpoint_dir, task, valid)
+    head = _head(task, n_classes, class_weight)
     net_class, device, optimizer_device, extra = _placement(config, head.net_class, callbacks)
-    optimizer = {} if for_prediction else optimizer_arguments(config, optimizer_device)
     return net_class(
         module=module,
         **{f"module__{k}": v for k, v in module_params.items()},
@@ -157,9 +153,17 @@ def build_net(
         device=device,
         **_training_arguments(config),
         **extra,
-        # The user's skorch arguments win over ours (e.g. optimizer__fused=False).
-        **{**optimizer, **(config.net_params or {})},
+        **_optimizer_and_user_arguments(config, optimizer_device, for_prediction),
     )
+
+
+def _optimizer_and_user_arguments(config: NetConfig, device, for_prediction: bool) -> dict:
+    """Our optimizer's arguments (none for a net that only predicts), then the user's.
+
+    The user's skorch arguments win over ours (e.g. ``optimizer__fused=False``).
+    """
+    ours = {} if for_prediction else optimizer_arguments(config, device)
+    return {**ours, **(config.net_params or {})}
 
 
 def _training_arguments(config: NetConfig) -> dict[str, Any]:
