@@ -49,7 +49,7 @@ try:
 except Exception as error:
     print("no artefact:", error, file=sys.stderr)
 """
-    subprocess.run([sys.executable, "-c", script], check=True, env=_env(root))
+    subprocess.run([sys.executable, "-c", script], check=True, env=_env(root), cwd=root)
     paths = {"model": folder / "model.skattn", "docs": folder / "docs.txt"}
     if (folder / "model.onnx.zip").is_file():
         paths["artefact"] = folder / "model.onnx.zip"
@@ -57,6 +57,7 @@ except Exception as error:
 
 
 def _env(root: Path) -> dict[str, str]:
+    # With cwd=root too: ``python -m`` puts the working folder before PYTHONPATH.
     return {**os.environ, "PYTHONPATH": str(root)}
 
 
@@ -64,7 +65,9 @@ def _time(command: list[str], root: Path, runs: int) -> list[float]:
     times = []
     for _ in range(runs + 1):  # the first run warms the file cache, not counted
         start = time.perf_counter()
-        subprocess.run(command, env=_env(root), check=True, capture_output=True, text=True)
+        subprocess.run(
+            command, env=_env(root), cwd=root, check=True, capture_output=True, text=True
+        )
         times.append(time.perf_counter() - start)
     return times[1:]
 
@@ -74,6 +77,7 @@ def _heavy_imports(command: list[str], root: Path) -> list[str]:
     result = subprocess.run(
         [sys.executable, "-X", "importtime", *command[1:]],
         env=_env(root),
+        cwd=root,
         capture_output=True,
         text=True,
         check=True,
