@@ -451,6 +451,7 @@ def test_a_fitted_model_pickles_at_the_size_of_its_weights_not_its_optimizer(toy
     assert len(pickle.dumps(model)) < 1.3 * weight_bytes
     assert model.net_.optimizer_ is None
     assert all(getattr(c, "lr_scheduler_", None) is None for _, c in model.net_.callbacks_)
+    assert all(p.grad is None for p in model.net_.module_.parameters())  # as large as the weights
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X), model.predict(X))
 
 

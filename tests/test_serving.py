@@ -209,6 +209,32 @@ def test_a_second_export_in_one_process_answers_as_the_first(artifacts, name, tm
         assert _worst_probability_gap(model, second) < 1e-5
 
 
+def test_exports_from_two_threads_at_once_both_answer_as_their_estimators(artifacts, tmp_path):
+    # The in-process exporter keeps process-wide flags: exports take turns.
+    import threading
+    import warnings
+
+    names, start, paths, errors = ["self_attentive", "han"], threading.Barrier(2), {}, []
+    filters = list(warnings.filters)
+
+    def run(name):
+        start.wait()
+        try:
+            paths[name] = export(artifacts[name][0], tmp_path / f"{name}.onnx.zip")
+        except Exception as error:  # reported below, with its name
+            errors.append((name, error))
+
+    threads = [threading.Thread(target=run, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert warnings.filters == filters  # no thread's "ignore" left behind
+    for name in names:
+        assert _worst_probability_gap(artifacts[name][0], paths[name], batches=(1,)) < 1e-5
+
+
 @pytest.mark.parametrize("name", ["self_attentive", "han"])
 def test_without_the_torchscript_exporter_a_fresh_process_exports_the_same_answers(
     artifacts, name, tmp_path, monkeypatch

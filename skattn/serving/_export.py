@@ -17,6 +17,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import threading
 import warnings
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,9 @@ __all__ = ["export"]
 FORMAT, FORMAT_VERSION = "skattn-onnx", 2
 #: onnxruntime 1.2x runs opsets up to 21+; 18 is what the exporter targets well.
 OPSET = 18
+#: One in-process export at a time: the TorchScript exporter keeps process-wide
+#: flags, and ``warnings.catch_warnings`` is not safe across threads.
+_EXPORT_LOCK = threading.Lock()
 
 
 def _bidirectional(encoder: nn.Module, inputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
@@ -302,20 +306,22 @@ def _artifact_config(estimator) -> tuple[Any, dict[str, Any]]:
 def _export_network(module: nn.Module, architecture: str, text: dict) -> tuple[bytes, list[str]]:
     """ONNX bytes of the module's inference graph, and the names of its outputs.
 
-    PyTorch's TorchScript-based exporter writes these graphs in well under a
-    second, in this process. It is deprecated since torch 2.9; where a torch
-    release no longer has it, the ``torch.export``-based exporter runs
-    instead, in a fresh process: it takes ten seconds or more per network,
-    and in torch 2.13 its second export of one network in a process wrote a
-    graph that fails at batch 1 (out-of-range gather).
+    PyTorch's TorchScript-based exporter writes these graphs in about a
+    second, in this process (one export at a time). It is deprecated since
+    torch 2.9; where it is not found (see :func:`_has_torchscript_exporter`),
+    the ``torch.export``-based exporter runs instead, in a fresh process: it
+    takes ten seconds or more per network, and in torch 2.13 its second
+    export of one network in a process wrote a graph that failed at batch 1
+    (out-of-range gather).
     """
     if _has_torchscript_exporter():
-        return _export_here(module, architecture, text, dynamo=False)
+        with _EXPORT_LOCK:
+            return _export_here(module, architecture, text, dynamo=False)
     return _export_in_fresh_process(module, architecture, text)
 
 
 def _has_torchscript_exporter() -> bool:
-    """Whether this torch still ships the TorchScript-based ONNX exporter."""
+    """Whether torch has the TorchScript-based ONNX exporter where torch 2.9 and later keep it."""
     return importlib.util.find_spec("torch.onnx._internal.torchscript_exporter") is not None
 
 

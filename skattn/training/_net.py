@@ -858,7 +858,7 @@ class ValidationMacroF1(Callback):
 
 
 def release_fit_data(net) -> None:
-    """Drop what a trained net still references of its fit: the validation split, the optimizer.
+    """Drop what a trained net still holds of its fit: the validation split, optimizer, gradients.
 
     skorch keeps ``train_split`` (here the predefined validation split) and
     :class:`ValidationMacroF1` its documents; both hold the whole training
@@ -868,7 +868,8 @@ def release_fit_data(net) -> None:
     fitted model needs none of these: it predicts, explains and saves from
     the module, and a warm start trains a new net from the weights. Without
     them it pickles without the corpus or the moments, and memory-mapped
-    ids can be removed.
+    ids can be removed. The last batch's gradients (as large as the
+    weights, not pickled) are dropped too.
 
     Examples
     --------
@@ -880,6 +881,7 @@ def release_fit_data(net) -> None:
     """
     net.train_split = None
     net.optimizer_ = None
+    net.module_.zero_grad(set_to_none=True)
     for _, callback in getattr(net, "callbacks_", []):
         if isinstance(callback, ValidationMacroF1):
             callback.valid = None
