@@ -1,7 +1,7 @@
 """Export a network to ONNX by the ``torch.export``-based exporter, in a fresh process.
 
-Used where torch no longer ships the TorchScript-based exporter (see
-:mod:`skattn.serving._export`).
+Used where the TorchScript-based exporter is not found (see
+:func:`skattn.serving._export._has_torchscript_exporter`).
 
 ``python path/to/_export_worker.py FOLDER`` reads ``FOLDER/network.pt`` (the
 pickled module) and ``FOLDER/request.json`` (architecture and text
