@@ -20,6 +20,7 @@ import torch
 from skattn import SelfAttentiveEmbedder, load, save
 from skattn.__main__ import main
 from skattn.persistence import ModelFileError
+from skattn.training._net import fused_optimizer_works
 
 from _common import (
     declare_size,
@@ -453,6 +454,26 @@ def test_a_fitted_model_pickles_at_the_size_of_its_weights_not_its_optimizer(toy
     assert all(getattr(c, "lr_scheduler_", None) is None for _, c in model.net_.callbacks_)
     assert all(p.grad is None for p in model.net_.module_.parameters())  # as large as the weights
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("loaded", [False, True], ids=["fitted", "loaded"])
+def test_a_fitted_or_loaded_net_resumes_training_with_the_models_optimizer(toy, tmp_path, loaded):
+    # A fitted model keeps no optimizer; skorch's partial_fit builds one with
+    # the model's own settings (not a bare default) and trains the weights on.
+    # (A schedule goes on from where fit left it: the cosine one ends at 0.)
+    X, y = toy
+    model = small_self_attentive(max_epochs=1, weight_decay=0.01, lr_schedule="constant")
+    model = model.fit(X, y)
+    if loaded:
+        model = load(save(model, tmp_path / "model.skattn"))
+    before = {k: v.clone() for k, v in model.net_.module_.state_dict().items()}
+    model.net_.partial_fit(model.to_dataset(X, y), None)
+    group = model.net_.optimizer_.param_groups[0]
+    assert type(model.net_.optimizer_) is torch.optim.Adam
+    assert (group["lr"], group["weight_decay"]) == (model.lr, 0.01)
+    assert group["fused"] == fused_optimizer_works(torch.optim.Adam, "cpu")
+    changed = [k for k, v in model.net_.module_.state_dict().items() if not torch.equal(v, before[k])]
+    assert "embedding.weight" in changed and len(changed) > len(before) // 2
 
 
 def test_a_loaded_model_predicts_without_building_an_optimizer(toy, tmp_path):

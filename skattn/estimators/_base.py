@@ -530,7 +530,6 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         class_weight: Sequence[float] | None = None,
         max_epochs: int | None = None,
         task: str | None = None,
-        for_prediction: bool = False,
     ) -> AttentionNet:
         """The skorch net these parameters make, not initialised (see ``build_net``).
 
@@ -550,8 +549,6 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
             None: ``max_epochs``, or the model's base epochs for ``"auto"``.
         task : {"classification", "multilabel", "regression"} or None, default=None
             None: a classifier's single-label task, or a regressor's.
-        for_prediction : bool, default=False
-            True for a net that will only predict (see ``build_net``).
 
         Returns
         -------
@@ -573,7 +570,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         return build_net(
             config, module=self._module_class, module_params=module_params, n_classes=n_outputs,
             task=task, valid=valid, checkpoint_dir=checkpoint_dir, class_weight=class_weight,
-            for_prediction=for_prediction, **self._loss_params(task),
+            **self._loss_params(task),
         )  # fmt: skip
 
     # -- fitted state ------------------------------------------------------------
@@ -651,7 +648,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         encoder = self.build_encoder().set_vocabulary(state.tokens, state.token_counts)
         task = self._task_from_state(state)
         net = self.build_network(
-            task.n_outputs(), encoder.vocab_size_, task=task.net_task, for_prediction=True
+            task.n_outputs(), encoder.vocab_size_, task=task.net_task
         ).initialize_for_prediction()
         try:
             net.module_.load_state_dict(state.weights)

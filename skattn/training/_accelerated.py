@@ -74,6 +74,10 @@ class _AcceleratedNetMixin(AccelerateMixin):
       every fitted model of a grid search alive).
     """
 
+    def _optimizer_device(self) -> str:
+        # skorch's device is None here: the accelerator places the network.
+        return str(self.accelerator.device)
+
     def initialize(self):
         # NeuralNet.initialize: nothing is prepared before fit_loop.
         self._wrapped_with_accelerator = False

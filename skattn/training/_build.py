@@ -70,15 +70,14 @@ def _accelerator_arguments(config: NetConfig, callbacks: list) -> dict[str, Any]
 
 
 def _placement(config: NetConfig, net_class: type, callbacks: list):
-    """The net class, its device, the optimizer's device and the accelerator's arguments."""
+    """The net class, its device and the accelerator's arguments."""
     if config.accelerator is None:
-        device = resolve_device(config.device)
-        return net_class, device, device, {}
+        return net_class, resolve_device(config.device), {}
     from skattn.training._accelerated import ACCELERATED_NETS
 
     extra = _accelerator_arguments(config, callbacks)
     # The accelerator places the network (skorch wants device=None).
-    return ACCELERATED_NETS[net_class], None, str(config.accelerator.device), extra
+    return ACCELERATED_NETS[net_class], None, extra
 
 
 def _callbacks(config: NetConfig, checkpoint_dir, task: str, valid) -> list:
@@ -106,7 +105,6 @@ def build_net(
     penalty: float = 0.0,
     class_weight: Sequence[float] | None = None,
     task: str = "classification",
-    for_prediction: bool = False,
 ) -> AttentionNet | AttentionRegressionNet | AttentionMultiLabelNet:
     """The skorch net, not initialised, for an estimator's settings.
 
@@ -126,9 +124,6 @@ def build_net(
     class_weight : sequence of float or None
         Loss weight of each class (multi-label: of each label's positives).
     task : {"classification", "multilabel", "regression"}, default="classification"
-    for_prediction : bool, default=False
-        True for a net that only predicts (a loaded model): no optimizer
-        arguments (the fused-Adam check imports ``torch._dynamo``).
 
     Examples
     --------
@@ -140,7 +135,7 @@ def build_net(
     """
     callbacks = _callbacks(config, checkpoint_dir, task, valid)
     head = _head(task, n_classes, class_weight)
-    net_class, device, optimizer_device, extra = _placement(config, head.net_class, callbacks)
+    net_class, device, extra = _placement(config, head.net_class, callbacks)
     return net_class(
         module=module,
         **{f"module__{k}": v for k, v in module_params.items()},
@@ -153,17 +148,9 @@ def build_net(
         device=device,
         **_training_arguments(config),
         **extra,
-        **_optimizer_and_user_arguments(config, optimizer_device, for_prediction),
+        # The user's skorch arguments win over ours (e.g. optimizer__fused=False).
+        **{**optimizer_arguments(config), **(config.net_params or {})},
     )
-
-
-def _optimizer_and_user_arguments(config: NetConfig, device, for_prediction: bool) -> dict:
-    """Our optimizer's arguments (none for a net that only predicts), then the user's.
-
-    The user's skorch arguments win over ours (e.g. ``optimizer__fused=False``).
-    """
-    ours = {} if for_prediction else optimizer_arguments(config, device)
-    return {**ours, **(config.net_params or {})}
 
 
 def _training_arguments(config: NetConfig) -> dict[str, Any]:

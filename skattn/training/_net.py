@@ -114,16 +114,45 @@ class _AttentionNetMixin:
 
         A fitted model holds no optimizer (:func:`release_fit_data`), and
         building one imports ``torch._dynamo``, which prediction never needs.
+        :meth:`partial_fit` builds it when training resumes.
         """
         self._initialize_virtual_params()
         self._initialize_callbacks()
         self._initialize_module()
         self._initialize_criterion()
         self._initialize_history()
-        self._validate_params()
+        with self._current_init_context("optimizer"):
+            # Known by name, as a built optimizer would be: optimizer__* settings stay valid.
+            self._register_attribute("optimizer_", None)
         self.optimizer_ = None
+        self._validate_params()
         self.initialized_ = True
         return self
+
+    def get_params_for_optimizer(self, prefix, named_parameters):
+        """skorch's optimizer arguments, with ``fused="auto"`` decided on the optimizer's device."""
+        args, kwargs = super().get_params_for_optimizer(prefix, named_parameters)
+        if kwargs.get("fused") == "auto":
+            if fused_optimizer_works(self.optimizer, self._optimizer_device()):
+                kwargs["fused"] = True
+            else:
+                del kwargs["fused"]
+        return args, kwargs
+
+    def _optimizer_device(self) -> str | None:
+        """Where the optimizer's state will live (an accelerator overrides it)."""
+        return self.device
+
+    def partial_fit(self, X, y=None, classes=None, **fit_params):
+        """skorch's ``partial_fit``; a fitted net first gets a new optimizer.
+
+        A fitted model keeps no optimizer (:func:`release_fit_data`), so
+        training resumes with fresh optimizer state (Adam's moments start
+        again from zero) on the fitted weights.
+        """
+        if getattr(self, "initialized_", False) and self.optimizer_ is None:
+            self._initialize_optimizer()
+        return super().partial_fit(X, y, classes=classes, **fit_params)
 
     def infer(self, x, **fit_params):
         x = {key: value for key, value in x.items() if key != "sample_weight"}
@@ -683,25 +712,28 @@ class NetConfig:
         return OPTIMIZERS.get(self.optimizer, self.optimizer)
 
 
-def optimizer_arguments(config: NetConfig, device: str | None) -> dict[str, Any]:
-    """skorch's ``optimizer__*`` arguments for ``config`` on ``device``.
+def optimizer_arguments(config: NetConfig) -> dict[str, Any]:
+    """skorch's ``optimizer__*`` arguments for ``config``.
 
-    Adam and AdamW run fused (one kernel per step) where this PyTorch
-    supports it on ``device``; momentum goes to the optimizers that take it.
+    Adam and AdamW get ``fused="auto"``: the net runs them fused (one
+    kernel per step) where this PyTorch supports it on the optimizer's
+    device, decided when the optimizer is built (see
+    :meth:`AttentionNet.initialize_optimizer`). Momentum goes to the
+    optimizers that take it.
 
     Examples
     --------
-    >>> optimizer_arguments(NetConfig(optimizer="sgd", momentum=0.5), "cpu")
+    >>> optimizer_arguments(NetConfig(optimizer="sgd", momentum=0.5))
     {'optimizer__weight_decay': 0.0, 'optimizer__momentum': 0.5}
+    >>> optimizer_arguments(NetConfig())["optimizer__fused"]
+    'auto'
     """
     optimizer = config.optimizer_class
     arguments: dict[str, Any] = {"optimizer__weight_decay": config.weight_decay}
     if optimizer in (torch.optim.SGD, torch.optim.RMSprop):
         arguments["optimizer__momentum"] = config.momentum
-    if optimizer in (torch.optim.Adam, torch.optim.AdamW) and fused_optimizer_works(
-        optimizer, device
-    ):
-        arguments["optimizer__fused"] = True
+    if optimizer in (torch.optim.Adam, torch.optim.AdamW):
+        arguments["optimizer__fused"] = "auto"
     return arguments
 
 
