@@ -457,23 +457,23 @@ def test_a_fitted_model_pickles_at_the_size_of_its_weights_not_its_optimizer(toy
 
 
 @pytest.mark.parametrize("loaded", [False, True], ids=["fitted", "loaded"])
-def test_a_fitted_or_loaded_net_resumes_training_with_the_models_optimizer(toy, tmp_path, loaded):
-    # A fitted model keeps no optimizer; skorch's partial_fit builds one with
-    # the model's own settings (not a bare default) and trains the weights on.
-    # (A schedule goes on from where fit left it: the cosine one ends at 0.)
+def test_a_fitted_or_loaded_net_keeps_the_models_optimizer_settings(toy, tmp_path, loaded):
+    # No optimizer is kept, but its settings are: an optimizer built from the
+    # net gets the model's own (not bare defaults), set_params records new
+    # ones, and skorch's partial_fit refuses, naming what to do instead.
     X, y = toy
-    model = small_self_attentive(max_epochs=1, weight_decay=0.01, lr_schedule="constant")
-    model = model.fit(X, y)
+    model = small_self_attentive(max_epochs=1, weight_decay=0.01).fit(X, y)
     if loaded:
         model = load(save(model, tmp_path / "model.skattn"))
-    before = {k: v.clone() for k, v in model.net_.module_.state_dict().items()}
-    model.net_.partial_fit(model.to_dataset(X, y), None)
-    group = model.net_.optimizer_.param_groups[0]
-    assert type(model.net_.optimizer_) is torch.optim.Adam
-    assert (group["lr"], group["weight_decay"]) == (model.lr, 0.01)
-    assert group["fused"] == fused_optimizer_works(torch.optim.Adam, "cpu")
-    changed = [k for k, v in model.net_.module_.state_dict().items() if not torch.equal(v, before[k])]
-    assert "embedding.weight" in changed and len(changed) > len(before) // 2
+    net = model.net_
+    net.set_params(lr=0.125, optimizer__eps=1e-6)
+    _, settings = net.get_params_for_optimizer("optimizer", net.get_all_learnable_params())
+    assert (settings["lr"], settings["weight_decay"], settings["eps"]) == (0.125, 0.01, 1e-6)
+    assert settings.get("fused", False) == fused_optimizer_works(torch.optim.Adam, "cpu")
+    before = [p.clone() for p in net.module_.parameters()]
+    with pytest.raises(RuntimeError, match="warm_start=True"):
+        net.partial_fit(model.to_dataset(X, y), None)
+    assert all(torch.equal(p, q) for p, q in zip(before, net.module_.parameters()))
 
 
 def test_a_loaded_model_predicts_without_building_an_optimizer(toy, tmp_path):

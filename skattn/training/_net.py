@@ -114,7 +114,6 @@ class _AttentionNetMixin:
 
         A fitted model holds no optimizer (:func:`release_fit_data`), and
         building one imports ``torch._dynamo``, which prediction never needs.
-        :meth:`partial_fit` builds it when training resumes.
         """
         self._initialize_virtual_params()
         self._initialize_callbacks()
@@ -124,16 +123,22 @@ class _AttentionNetMixin:
         with self._current_init_context("optimizer"):
             # Known by name, as a built optimizer would be: optimizer__* settings stay valid.
             self._register_attribute("optimizer_", None)
-        self.optimizer_ = None
+        self.release_optimizer()
         self._validate_params()
         self.initialized_ = True
         return self
+
+    def release_optimizer(self) -> None:
+        """Let go of the optimizer; its settings (``lr``, ``optimizer__*``) are kept and settable."""
+        self.optimizer_ = None
+        self._register_virtual_param(["optimizer__*", "lr"], _record_optimizer_setting)
 
     def get_params_for_optimizer(self, prefix, named_parameters):
         """skorch's optimizer arguments, with ``fused="auto"`` decided on the optimizer's device."""
         args, kwargs = super().get_params_for_optimizer(prefix, named_parameters)
         if kwargs.get("fused") == "auto":
-            if fused_optimizer_works(self.optimizer, self._optimizer_device()):
+            optimizer = getattr(self, prefix)
+            if fused_optimizer_works(optimizer, self._optimizer_device()):
                 kwargs["fused"] = True
             else:
                 del kwargs["fused"]
@@ -144,14 +149,19 @@ class _AttentionNetMixin:
         return self.device
 
     def partial_fit(self, X, y=None, classes=None, **fit_params):
-        """skorch's ``partial_fit``; a fitted net first gets a new optimizer.
+        """skorch's ``partial_fit``, refused on a fitted model's net.
 
-        A fitted model keeps no optimizer (:func:`release_fit_data`), so
-        training resumes with fresh optimizer state (Adam's moments start
-        again from zero) on the fitted weights.
+        A fitted model keeps neither its optimizer nor its validation split
+        (:func:`release_fit_data`), so its training cannot go on where
+        ``fit`` stopped; the estimator's ``warm_start=True`` refits from the
+        fitted weights with a new optimizer and schedule.
         """
         if getattr(self, "initialized_", False) and self.optimizer_ is None:
-            self._initialize_optimizer()
+            raise RuntimeError(
+                "this net belongs to a fitted skattn model, which keeps no optimizer "
+                "or validation split, so its training cannot go on where fit stopped; "
+                "refit the estimator with warm_start=True to train on from its weights"
+            )
         return super().partial_fit(X, y, classes=classes, **fit_params)
 
     def infer(self, x, **fit_params):
@@ -718,7 +728,7 @@ def optimizer_arguments(config: NetConfig) -> dict[str, Any]:
     Adam and AdamW get ``fused="auto"``: the net runs them fused (one
     kernel per step) where this PyTorch supports it on the optimizer's
     device, decided when the optimizer is built (see
-    :meth:`AttentionNet.initialize_optimizer`). Momentum goes to the
+    :meth:`AttentionNet.get_params_for_optimizer`). Momentum goes to the
     optimizers that take it.
 
     Examples
@@ -889,6 +899,17 @@ class ValidationMacroF1(Callback):
         net.history.record("valid_f1_best", not earlier or score > max(earlier))
 
 
+def _record_optimizer_setting(net, param: str, value) -> None:
+    """``set_params`` of ``lr`` or ``optimizer__*`` on a net that holds no optimizer.
+
+    The setting is recorded for the next optimizer built (a refit reads the
+    estimator's own parameters); a parameter group has nothing to record into.
+    """
+    if param.startswith("optimizer__param_groups__"):
+        raise ValueError(f"{param}: this net holds no optimizer whose groups could take it")
+    setattr(net, param, value)
+
+
 def release_fit_data(net) -> None:
     """Drop what a trained net still holds of its fit: the validation split, optimizer, gradients.
 
@@ -912,7 +933,7 @@ def release_fit_data(net) -> None:
     (True, True)
     """
     net.train_split = None
-    net.optimizer_ = None
+    net.release_optimizer()
     net.module_.zero_grad(set_to_none=True)
     for _, callback in getattr(net, "callbacks_", []):
         if isinstance(callback, ValidationMacroF1):
