@@ -42,6 +42,16 @@ CATALOGUE = {
     "single class": case(y=["pos"] * 4, match="single class"),
     "None label": case(y=["pos", None, "pos", "neg"], match="y holds None"),
     "NaN label": case(y=[1.0, np.nan, 1.0, 0.0], match="y holds NaN"),
+    # pandas columns with a missing label: numpy's sort failed on them first
+    "NaN in an object column": case(
+        y=pd.Series(["pos", np.nan, "pos", "neg"], dtype=object), match=r"y holds NaN \(y\[1\]\)"
+    ),
+    "NA in a string column": case(
+        y=pd.Series(["pos", "neg", pd.NA, "neg"], dtype="string"), match=r"pandas.NA \(y\[2\]\)"
+    ),
+    "NaN in a category column": case(
+        y=pd.Series(["pos", "neg", "pos", None], dtype="category"), match=r"NaN \(y\[3\]\)"
+    ),
     "continuous labels": case(y=[0.1, 0.2, 0.3, 0.4], match="continuous|Unknown label"),
     "2-D labels, none set": case(y=np.zeros((4, 2)), match="each the same in every document"),
     "2-D labels, not 0/1": case(y=np.array([["a", "b"]] * 4), match="indicator matrix"),
@@ -231,3 +241,29 @@ def test_an_embedder_fitted_on_a_named_column_says_so_in_a_pipeline():
     assert pipeline.feature_names_in_.tolist() == ["review"]
     with pytest.raises(ValueError, match=r"fitted on the column \['review'\]"):
         pipeline.predict(pd.DataFrame({"title": GOOD_X}))
+
+
+@pytest.mark.parametrize(
+    "y, match",
+    [
+        (pd.Series([0.5, pd.NA, 1.0, 2.0], dtype="Float64"), "NaN or infinite"),
+        (pd.Series([0.5, pd.NA, 1.0, 2.0], dtype=object), "y holds pandas.NA"),
+        (pd.Series([0.5, None, 1.0, 2.0], dtype=object), "y holds None"),
+        (pd.Series([0.5, np.nan, 1.0, 2.0], dtype=object), "NaN or infinite"),
+    ],
+    ids=["nullable float NA", "NA in an object column", "None in an object column",
+         "NaN in an object column"],
+)
+@pytest.mark.parametrize("name", list(SMALL_REGRESSORS))
+def test_a_missing_target_in_a_pandas_column_is_named(name, y, match):
+    model = SMALL_REGRESSORS[name](max_epochs=1)
+    with pytest.raises(ValueError, match=match):
+        model.fit(GOOD_X, y)
+    assert not hasattr(model, "net_")
+
+
+def test_a_missing_cell_of_a_multi_label_frame_is_named():
+    y = pd.DataFrame({"a": [1, 0, 1, 0], "b": [0, 1, pd.NA, 1]}, dtype="Int64")
+    model = SMALL_ESTIMATORS["SelfAttentiveClassifier"](max_epochs=1)
+    with pytest.raises(ValueError, match="y holds pandas.NA; a multi-label y holds 0 or 1"):
+        model.fit(GOOD_X, y)

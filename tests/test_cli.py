@@ -83,6 +83,19 @@ def test_export_refuses_to_overwrite_the_model_it_reads(saved_model, tmp_path, c
     assert model.read_bytes() == before and load(model).predict(["a film"]).shape == (1,)
 
 
+@pytest.mark.parametrize("name", ["m.onnx", "m.ONNX", "m"])
+def test_export_refuses_a_name_that_is_not_a_zip_before_loading(saved_model, tmp_path, capsys, name):
+    # An artefact is a zip archive: written as "m.onnx", onnx.load failed on it.
+    assert main(["export", str(saved_model), str(tmp_path / name)]) == 1
+    assert "export writes .zip files only" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    from skattn.serving import export
+
+    with pytest.raises(ValueError, match=r"an artefact is a zip archive.*NAME\.onnx\.zip"):
+        export(load(saved_model), tmp_path / "m.onnx")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_predict_and_explain_refuse_an_output_that_is_an_input(saved_model, tmp_path, capsys):
     model = tmp_path / "m.skattn"
     model.write_bytes(saved_model.read_bytes())

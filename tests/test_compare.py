@@ -674,6 +674,16 @@ def test_integer_labels_are_a_classification_unless_told(polarity_rows, tmp_path
     assert done.returncode == 1 and "needs numeric labels" in done.stderr
 
 
+def test_product_reviews_is_compared_as_the_regression_corpus_it_is():
+    # Its targets are whole numbers (-9 to 18), which type_of_target calls classes.
+    done = run_cli("compare", "--dataset", "product_reviews", "--models", "tfidf_ridge",
+                   "--faithfulness", "0")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "task regression: product_reviews is a regression corpus" in done.stdout
+    row = next(line for line in done.stdout.splitlines() if line.startswith("| tfidf_ridge"))
+    assert 0.1 < float(row.split("|")[3]) < 0.6  # R² of a tuned ridge on opinion strengths
+
+
 def test_a_separator_joined_label_column_is_multilabel(polarity_rows, tmp_path):
     X, y = polarity_rows
     # Each snippet: its class, and "long" when it has more than 100 characters.

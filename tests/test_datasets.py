@@ -121,6 +121,17 @@ def test_checksum_mismatch_leaves_nothing_behind(monkeypatch, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_failed_download_names_the_source_and_the_way_out_and_leaves_no_folder(
+    monkeypatch, tmp_path
+):
+    missing = (tmp_path / "nowhere" / "qc.zip").as_uri()  # urllib fails to open it
+    monkeypatch.setitem(datasets.REMOTE_FILES, "qc", RemoteFile("qc.zip", missing, "0" * 64))
+    home = tmp_path / "mistyped" / "data"
+    with pytest.raises(OSError, match=r"could not download file:.*qc\.zip.*set SKATTN_DATA"):
+        fetch_trec(data_home=home)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def test_missing_file_without_download_names_path_and_source(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"qc\.zip does not exist.*download_if_missing"):
         fetch_trec(data_home=tmp_path, download_if_missing=False)

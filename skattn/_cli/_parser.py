@@ -136,7 +136,8 @@ def _compare_parser(commands) -> None:
         "--dataset",
         default="sentence_polarity",
         help="sentence_polarity (default), movie_reviews, nps_chat, trec, sick (pairs), "
-        "goemotions (multi-label), or a .csv/.jsonl/.ndjson file",
+        "goemotions (multi-label), product_reviews (regression), or a table file "
+        "(.csv, .tsv, .jsonl, .ndjson, .json, .parquet)",
     )
     cmp.add_argument("--text-column", default="text", help="text column of a file (default: text)")
     cmp.add_argument(

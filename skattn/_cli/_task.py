@@ -2,8 +2,9 @@
 
 ``--task auto`` follows scikit-learn's ``type_of_target``: lists of labels
 (an indicator matrix) are multi-label, numbers with a fraction
-("continuous") are a regression, anything else (words, integers) is a
-classification. The decision and its reason are printed; so is every row
+("continuous") are a regression, and so is a corpus known as one
+(product_reviews' whole-number strengths); anything else (words,
+integers) is a classification. The decision and its reason are printed; so is every row
 left out (an empty label) and how many.
 """
 
@@ -97,6 +98,12 @@ def decide_task(corpus, requested: str, separator: str, name: str, say=print) ->
         return Task("regression", X, numbers, "asked (--task regression)", test_mask=mask)
     if requested == "classification":
         return Task("classification", X, y, "asked (--task classification)", test_mask=mask)
+    if corpus.regression:
+        reason = (
+            f"{name} is a regression corpus (its whole numbers are amounts); "
+            "--task classification treats them as classes"
+        )
+        return Task("regression", X, numbers, reason, test_mask=mask)
     if target == "continuous":
         reason = (
             "its labels are numbers with fractions (type_of_target: 'continuous'); "

@@ -14,6 +14,7 @@ from skattn.datasets._corpora import (
     fetch_goemotions,
     fetch_movie_reviews,
     fetch_nps_chat,
+    fetch_product_reviews,
     fetch_sentence_polarity,
     fetch_sick,
     fetch_trec,
@@ -42,6 +43,9 @@ class Corpus:
         True for the documents of the corpus' own test split (TREC).
     target_names : list or None, default=None
         A multi-label corpus: the label of each column of ``y``.
+    regression : bool, default=False
+        A named regression corpus: its whole-number targets are amounts,
+        not classes (``--task auto`` decides regression).
 
     Examples
     --------
@@ -55,6 +59,7 @@ class Corpus:
     y: np.ndarray | None
     test_mask: np.ndarray | None = None
     target_names: list | None = None
+    regression: bool = False
 
     @property
     def multilabel(self) -> bool:
@@ -213,6 +218,9 @@ _LOADERS: dict[str, Callable[..., Corpus]] = {
     "trec": _trec,
     "sick": _sick,
     "goemotions": _goemotions,
+    "product_reviews": lambda data_home: Corpus(
+        *fetch_product_reviews(data_home=data_home, return_X_y=True), regression=True
+    ),
 }
 #: The corpora :func:`load_dataset` knows by name.
 CORPORA = tuple(_LOADERS)
@@ -230,7 +238,7 @@ def load_dataset(
     ----------
     name : str
         "sentence_polarity", "movie_reviews", "nps_chat", "trec", "sick",
-        "goemotions", or the path of a table (.csv, .tsv, .jsonl, .ndjson,
+        "goemotions", "product_reviews" (regression), or the path of a table (.csv, .tsv, .jsonl, .ndjson,
         .json, .parquet: see :func:`read_table`). TREC comes with its
         fixed train/test split (``test_mask``); nps_chat is the 15
         dialogue acts of :func:`~skattn.datasets.fetch_nps_chat`; SICK's

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import tempfile
+import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ElementTree
 import zipfile
@@ -195,14 +196,35 @@ def fetch_file(name: str, data_home=None, download_if_missing: bool = True) -> P
 
 
 def _download(remote: RemoteFile, path: Path) -> None:
-    """``remote`` saved at ``path`` once its SHA-256 is checked (nothing left there if not)."""
+    """``remote`` saved at ``path`` once its SHA-256 is checked (nothing left there if not).
+
+    Folders made for it are removed again if it fails (a mistyped
+    ``SKATTN_DATA`` leaves no trace).
+    """
+    made = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        _download_checked(remote, path)
+    except BaseException:
+        for folder in made:  # the deepest first
+            folder.rmdir()
+        raise
+
+
+def _download_checked(remote: RemoteFile, path: Path) -> None:
     # Download next to the target and rename only once verified, so an
     # interrupted or corrupted download never looks like a good file.
     with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".part") as tmp:
         try:
-            with urllib.request.urlopen(remote.url, timeout=60) as response:
-                shutil.copyfileobj(response, tmp)
+            try:
+                with urllib.request.urlopen(remote.url, timeout=60) as response:
+                    shutil.copyfileobj(response, tmp)
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
+                raise OSError(
+                    f"could not download {remote.url} to {path} "
+                    f"({getattr(error, 'reason', error)}); place the file there yourself, or "
+                    "set SKATTN_DATA (or data_home=) to the folder that holds it."
+                ) from error
             tmp.close()
             digest = _sha256(Path(tmp.name))
             if digest != remote.sha256:

@@ -235,7 +235,8 @@ def export(estimator, path: str | Path) -> Path:
         Either classifier or regressor, the pair classifier or regressor,
         or a :class:`~skattn.SelfAttentiveEmbedder`.
     path : str or Path
-        Where to write (conventionally ``*.onnx.zip``).
+        Where to write (conventionally ``*.onnx.zip``; a name ending in
+        ``.onnx`` is refused, since the file is a zip archive).
 
     Returns
     -------
@@ -245,7 +246,7 @@ def export(estimator, path: str | Path) -> Path:
     ------
     ValueError
         The estimator is not fitted, or its tokenizer or sentence splitter
-        is Python code (the parameter is named).
+        is Python code (the parameter is named), or ``path`` ends in ``.onnx``.
     TypeError
         Not a skattn text estimator.
 
@@ -260,6 +261,11 @@ def export(estimator, path: str | Path) -> Path:
     >>> served.predict(["a good film"]).tolist()  # doctest: +SKIP
     ['pos']
     """
+    if Path(path).suffix.lower() == ".onnx":
+        raise ValueError(
+            f"{path}: an artefact is a zip archive (model.onnx and its text configuration "
+            "inside), not an ONNX file; name it NAME.onnx.zip."
+        )
     model, config = _artifact_config(estimator)
     config = check_config(config, path)  # what the runtime checks, before the slow export
     onnx_bytes, outputs = _export_network(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from numbers import Integral
@@ -155,6 +156,32 @@ def text_input_tags(tags):
     return tags
 
 
+def first_missing(values: np.ndarray) -> tuple[int, str] | None:
+    """The first missing value's position and kind (None, NaN, pandas' NA or NaT), if any.
+
+    Examples
+    --------
+    >>> first_missing(np.array(["pos", None, "neg"], dtype=object))
+    (1, 'None')
+    >>> first_missing(np.array([1.0, 2.0])) is None
+    True
+    """
+    flat = values.ravel()
+    if flat.dtype.kind == "f":
+        nan = np.flatnonzero(np.isnan(flat))
+        return (int(nan[0]), "NaN") if len(nan) else None
+    if flat.dtype.kind != "O":
+        return None
+    for position, value in enumerate(flat):
+        if value is None:
+            return position, "None"
+        if isinstance(value, (float, np.floating)) and math.isnan(value):
+            return position, "NaN"
+        if type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing markers
+            return position, "pandas.NA" if type(value).__name__ == "NAType" else "NaT"
+    return None
+
+
 def check_labels(y: Any, n_samples: int) -> np.ndarray:
     """Validate classification labels against the number of documents.
 
@@ -186,10 +213,10 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
     if y.ndim != 1:
         raise ValueError(f"y has shape {y.shape}; expected one label per document (1-D).")
     check_same_length(n_samples, y)
-    if y.dtype.kind == "O" and any(label is None for label in y):
-        raise ValueError("y holds None; every document needs a label.")
-    if y.dtype.kind == "f" and np.isnan(y).any():
-        raise ValueError("y holds NaN; every document needs a label.")
+    missing = first_missing(y)
+    if missing is not None:
+        position, kind = missing
+        raise ValueError(f"y holds {kind} (y[{position}]); every document needs a label.")
     check_classification_targets(y)
     if y.dtype.kind == "f":
         # Whole-number floats are classes to scikit-learn too; say so, since
@@ -261,8 +288,9 @@ def check_indicator_matrix(y: Any, n_samples: int) -> np.ndarray:
     """
     raw = y.toarray() if sp.issparse(y) else as_label_array(y)
     if raw.dtype.kind == "O":
-        if any(value is None for value in raw.ravel()):
-            raise ValueError("y holds None; a multi-label y holds 0 or 1 in every cell.")
+        missing = first_missing(raw)
+        if missing is not None:
+            raise ValueError(f"y holds {missing[1]}; a multi-label y holds 0 or 1 in every cell.")
         try:
             raw = raw.astype(np.float64)
         except (TypeError, ValueError):
@@ -321,8 +349,9 @@ def check_targets(y: Any, n_samples: int) -> np.ndarray:
         y = y.toarray()
     raw = np.asarray(y)
     if raw.dtype.kind not in "biuf":
-        if raw.dtype.kind == "O" and any(value is None for value in raw.ravel()):
-            raise ValueError("y holds None; every document needs a target.")
+        missing = first_missing(raw)
+        if missing is not None and missing[1] != "NaN":  # NaN is refused below, with inf
+            raise ValueError(f"y holds {missing[1]}; every document needs a target.")
         try:
             raw = raw.astype(np.float64)
         except (TypeError, ValueError):
