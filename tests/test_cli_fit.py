@@ -107,7 +107,7 @@ def test_fit_refuses_a_bad_value_before_training_and_keeps_an_existing_file(toy,
     argv = [output, "--dataset", data, *columns, *_settings("lr=-1"), "--force"]
     assert _fit(*argv) == 1
     error = capsys.readouterr()
-    assert "lr" in error.err and "fitting" in error.out and "wrote" not in error.out
+    assert "lr" in error.err and "fitting" not in error.out  # refused before the data is read
     assert output.read_bytes() == b"an earlier model"
 
 
@@ -159,6 +159,21 @@ def test_a_setting_a_model_file_cannot_hold_is_refused_before_training(toy, tmp_
     said = capsys.readouterr()
     assert "cannot hold safely" in said.err and "fitting" not in said.out
     assert not output.exists()
+
+
+@pytest.mark.parametrize(
+    ("setting", "said", "status"),
+    [("hiden_size=8", "has no ['hiden_size']", 2), ("max_epochs=0", "'max_epochs' parameter", 1)],
+)
+def test_a_setting_no_estimator_takes_is_refused_before_the_data_is_read(
+    tmp_path, capsys, monkeypatch, setting, said, status
+):
+    read = []
+    monkeypatch.setattr("skattn._cli._fit.training_data", lambda args: read.append(args))
+    output = tmp_path / "model.skattn"
+    assert _fit(output, "--dataset", "goemotions", "--set", setting) == status  # 2: usage
+    assert said in capsys.readouterr().err
+    assert read == [] and not output.exists()
 
 
 @pytest.mark.parametrize(

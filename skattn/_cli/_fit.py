@@ -34,6 +34,7 @@ def fit(args) -> int:
     params = parse_settings(args.set or [])
     if "random_state" in params:
         raise UsageError("argument --set: give the seed as --seed, not --set random_state")
+    check_settings(args, params)  # a typo or an absurd value: refused before the data is read
     kind, X, y = training_data(args)
     model = build_model(args, kind, params)
     _describe(model)  # a setting a model file cannot hold is refused now, not after training
@@ -123,6 +124,25 @@ def build_model(args, kind: str, params: dict):
         known = ", ".join(sorted(model.get_params()))
         raise UsageError(f"argument --set: {type(model).__name__} has no {unknown}; it has {known}")
     return model.set_params(**{"verbose": progress_verbose(args.progress), **params})
+
+
+def check_settings(args, params: dict) -> None:
+    """Refuse ``--set`` settings that no estimator ``--model`` may become takes.
+
+    The estimator follows the task, known only once the data is read; a
+    setting every candidate refuses (a misspelt name, ``max_epochs=0``) is
+    refused now, with the first candidate's message.
+    """
+    from skattn.utils._params import validate_params
+
+    first_error = None
+    for kind in ESTIMATORS[args.model]:
+        try:
+            validate_params(build_model(args, kind, params))
+            return
+        except (UsageError, ValueError, TypeError) as error:
+            first_error = first_error or error
+    raise first_error
 
 
 def parse_settings(settings: list[str]) -> dict:

@@ -378,7 +378,8 @@ def _explain_parser(commands) -> None:
         "--method",
         default=None,
         choices=METHODS,
-        help=f"attribution method (default: {DEFAULT_METHOD})",
+        help=f"attribution method (default: {DEFAULT_METHOD}); sentence_occlusion "
+        "explains a hierarchical (HAN) model's sentences only",
     )
     command.add_argument(
         "--faithfulness",
