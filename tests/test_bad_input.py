@@ -251,8 +251,12 @@ def test_an_embedder_fitted_on_a_named_column_says_so_in_a_pipeline():
         (pd.Series([0.5, None, 1.0, 2.0], dtype=object), "y holds None"),
         (pd.Series([0.5, np.nan, 1.0, 2.0], dtype=object), "NaN or infinite"),
     ],
-    ids=["nullable float NA", "NA in an object column", "None in an object column",
-         "NaN in an object column"],
+    ids=[
+        "nullable float NA",
+        "NA in an object column",
+        "None in an object column",
+        "NaN in an object column",
+    ],
 )
 @pytest.mark.parametrize("name", list(SMALL_REGRESSORS))
 def test_a_missing_target_in_a_pandas_column_is_named(name, y, match):

@@ -84,7 +84,9 @@ def test_export_refuses_to_overwrite_the_model_it_reads(saved_model, tmp_path, c
 
 
 @pytest.mark.parametrize("name", ["m.onnx", "m.ONNX", "m"])
-def test_export_refuses_a_name_that_is_not_a_zip_before_loading(saved_model, tmp_path, capsys, name):
+def test_export_refuses_a_name_that_is_not_a_zip_before_loading(
+    saved_model, tmp_path, capsys, name
+):
     # An artefact is a zip archive: written as "m.onnx", onnx.load failed on it.
     assert main(["export", str(saved_model), str(tmp_path / name)]) == 1
     assert "export writes .zip files only" in capsys.readouterr().err
@@ -94,6 +96,27 @@ def test_export_refuses_a_name_that_is_not_a_zip_before_loading(saved_model, tmp
     with pytest.raises(ValueError, match=r"an artefact is a zip archive.*NAME\.onnx\.zip"):
         export(load(saved_model), tmp_path / "m.onnx")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_predict_reads_standard_input_as_a_file_of_lines(saved_model):
+    documents = ["a fine film", "", "a poor plot, \u00e9t\u00e9"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "skattn", "predict", str(saved_model), "-"]
+    piped = "\ufeff" + "\n".join(documents) + "\n"  # a byte order mark, as Windows tools write
+    done = subprocess.run(command, input=piped.encode(), capture_output=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(done.stdout.decode("utf-8").splitlines()))
+    model = load(saved_model)
+    assert [row["label"] for row in rows] == [str(label) for label in model.predict(documents)]
+    column = next(name for name in rows[0] if name.startswith("proba_"))
+    classes = [str(label) for label in model.classes_]
+    expected = model.predict_proba(documents)[:, classes.index(column.removeprefix("proba_"))]
+    assert [row["text"] for row in rows] == documents
+    np.testing.assert_allclose([float(row[column]) for row in rows], expected, rtol=1e-5)
+    bad = subprocess.run(command, input=b"fine\n\xff film\n", capture_output=True, env=env)
+    assert bad.returncode == 1 and b"standard input: line 2: byte 0xff is not UTF-8" in bad.stderr
+    explain = subprocess.run([*command[:3], "explain", *command[4:]], capture_output=True, env=env)
+    assert explain.returncode == 1 and b"'-' (standard input) is predict's" in explain.stderr
 
 
 def test_predict_and_explain_refuse_an_output_that_is_an_input(saved_model, tmp_path, capsys):

@@ -11,12 +11,15 @@ from typing import IO
 
 from skattn.utils._archives import atomic_write, refuse_same_file
 
+#: The input ``-``: standard input, one document a line (``predict`` only).
+STDIN = Path("-")
 
-def document_file(args) -> Path | None:
+
+def document_file(args, stdin: bool = False) -> Path | None:
     """The documents' file of ``predict`` or ``explain`` (None: ``--text``), checked.
 
     The file comes after the model or as ``--file``, once; without either,
-    ``--text`` gives the documents.
+    ``--text`` gives the documents. With ``stdin``, ``-`` is standard input.
 
     Examples
     --------
@@ -33,9 +36,32 @@ def document_file(args) -> Path | None:
     source = args.input or args.file
     if source is None and not args.text:
         raise ValueError("no documents: give an input file, --file or --text")
+    if source == STDIN:
+        if not stdin:
+            raise ValueError("'-' (standard input) is predict's; give a file or --text")
+        return source
     if source is not None and not source.is_file():
         raise FileNotFoundError(f"{source}: no such file")
     return source
+
+
+def stdin_documents() -> Iterator[str]:
+    """Standard input's lines as documents, as a ``.txt`` file's: UTF-8, one a line.
+
+    A leading byte order mark is dropped; a byte that is not UTF-8 is
+    refused naming its line; a blank line is a (blank) document.
+    """
+    from skattn.text._readers import DocumentFileError
+
+    for number, raw in enumerate(sys.stdin.buffer, start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise DocumentFileError(
+                "standard input", number,
+                f"byte 0x{raw[error.start]:02x} is not UTF-8; expected UTF-8 text",
+            ) from None  # fmt: skip
+        yield (line.removeprefix("\ufeff") if number == 1 else line).rstrip("\r\n")
 
 
 def check_output(output: Path, force: bool, **inputs: os.PathLike | None) -> None:

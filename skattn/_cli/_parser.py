@@ -341,7 +341,9 @@ def _predict_parser(commands) -> None:
         "model", type=Path, help="a file written by skattn.save, or an artefact of export"
     )
     _documents_arguments(
-        command, "the documents' file (as --file), read and predicted a chunk at a time"
+        command,
+        "the documents' file (as --file), read and predicted a chunk at a time; "
+        "- reads standard input, one document a line",
     )
     command.add_argument(
         "--output",

@@ -9,7 +9,14 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 
 from skattn._cli._models import load_model
-from skattn._cli._output import check_output, check_suffix, document_file, opened
+from skattn._cli._output import (
+    STDIN,
+    check_output,
+    check_suffix,
+    document_file,
+    opened,
+    stdin_documents,
+)
 from skattn.text._streaming import iter_chunks, iter_documents
 from skattn.text._unicode import first_lone_surrogate, json_text
 
@@ -20,12 +27,17 @@ CSV_SUFFIXES = (".csv",)
 
 def predict(args) -> int:
     """Predict the documents of ``args``; CSV on standard output unless ``--output``."""
-    source = document_file(args)
+    source = document_file(args, stdin=True)
     if args.output is not None:
         check_output(args.output, args.force, model=args.model, input=source)
         check_suffix(args.output, CSV_SUFFIXES + JSONL_SUFFIXES, "predict")
     model = load_model(args, artefacts=True)
-    documents = args.text or iter_documents(source, text_column=args.text_column)
+    if args.text:
+        documents = args.text
+    elif source == STDIN:
+        documents = stdin_documents()
+    else:
+        documents = iter_documents(source, text_column=args.text_column)
     jsonl = args.output is not None and args.output.suffix.lower() in JSONL_SUFFIXES
     chunks = _row_chunks(model, documents, args.chunk_size, csv_rows=not jsonl)
     # The first chunk is read and predicted before anything is written: an

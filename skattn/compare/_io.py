@@ -238,8 +238,9 @@ def load_dataset(
     ----------
     name : str
         "sentence_polarity", "movie_reviews", "nps_chat", "trec", "sick",
-        "goemotions", "product_reviews" (regression), or the path of a table (.csv, .tsv, .jsonl, .ndjson,
-        .json, .parquet: see :func:`read_table`). TREC comes with its
+        "goemotions", "product_reviews" (regression), or the path of a
+        table (.csv, .tsv, .jsonl, .ndjson, .json, .parquet: see
+        :func:`read_table`). TREC comes with its
         fixed train/test split (``test_mask``); nps_chat is the 15
         dialogue acts of :func:`~skattn.datasets.fetch_nps_chat`; SICK's
         samples are pairs of texts with their entailment judgment, its

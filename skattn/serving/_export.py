@@ -235,8 +235,7 @@ def export(estimator, path: str | Path) -> Path:
         Either classifier or regressor, the pair classifier or regressor,
         or a :class:`~skattn.SelfAttentiveEmbedder`.
     path : str or Path
-        Where to write (conventionally ``*.onnx.zip``; a name ending in
-        ``.onnx`` is refused, since the file is a zip archive).
+        Where to write (``*.onnx.zip``; ``*.onnx`` is refused: it is a zip).
 
     Returns
     -------
@@ -261,11 +260,7 @@ def export(estimator, path: str | Path) -> Path:
     >>> served.predict(["a good film"]).tolist()  # doctest: +SKIP
     ['pos']
     """
-    if Path(path).suffix.lower() == ".onnx":
-        raise ValueError(
-            f"{path}: an artefact is a zip archive (model.onnx and its text configuration "
-            "inside), not an ONNX file; name it NAME.onnx.zip."
-        )
+    _check_artifact_name(path)
     model, config = _artifact_config(estimator)
     config = check_config(config, path)  # what the runtime checks, before the slow export
     onnx_bytes, outputs = _export_network(
@@ -278,6 +273,15 @@ def export(estimator, path: str | Path) -> Path:
     # json_text escapes what UTF-8 cannot hold (a vocabulary may hold lone surrogates).
     members = {CONFIG: json_text(config).encode("utf-8"), NETWORK: onnx_bytes}
     return write_archive(path, members)
+
+
+def _check_artifact_name(path: str | Path) -> None:
+    """Refuse a name ending in ``.onnx``: an artefact is a zip that ``onnx.load`` cannot read."""
+    if Path(path).suffix.lower() == ".onnx":
+        raise ValueError(
+            f"{path}: an artefact is a zip archive (model.onnx and its text configuration "
+            "inside), not an ONNX file; name it NAME.onnx.zip."
+        )
 
 
 def _architecture(module: nn.Module) -> str:

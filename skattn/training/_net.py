@@ -129,7 +129,7 @@ class _AttentionNetMixin:
         return self
 
     def release_optimizer(self) -> None:
-        """Let go of the optimizer; its settings (``lr``, ``optimizer__*``) are kept and settable."""
+        """Let go of the optimizer; its settings (``lr``, ``optimizer__*``) stay settable."""
         self.optimizer_ = None
         self._register_virtual_param(["optimizer__*", "lr"], _record_optimizer_setting)
 
