@@ -42,7 +42,10 @@ CATALOGUE = {
     "single class": case(y=["pos"] * 4, match="single class"),
     "None label": case(y=["pos", None, "pos", "neg"], match="y holds None"),
     "NaN label": case(y=[1.0, np.nan, 1.0, 0.0], match="y holds NaN"),
-    # pandas columns with a missing label: numpy's sort failed on them first
+    # a list numpy would turn into strings ("nan"), and pandas columns numpy's sort failed on
+    "NaN among string labels": case(
+        y=["pos", float("nan"), "pos", "neg"], match=r"y holds NaN \(y\[1\]\)"
+    ),
     "NaN in an object column": case(
         y=pd.Series(["pos", np.nan, "pos", "neg"], dtype=object), match=r"y holds NaN \(y\[1\]\)"
     ),
@@ -247,8 +250,8 @@ def test_an_embedder_fitted_on_a_named_column_says_so_in_a_pipeline():
     "y, match",
     [
         (pd.Series([0.5, pd.NA, 1.0, 2.0], dtype="Float64"), "NaN or infinite"),
-        (pd.Series([0.5, pd.NA, 1.0, 2.0], dtype=object), "y holds pandas.NA"),
-        (pd.Series([0.5, None, 1.0, 2.0], dtype=object), "y holds None"),
+        (pd.Series([0.5, pd.NA, 1.0, 2.0], dtype=object), r"y holds pandas.NA \(y\[1\]\)"),
+        (pd.Series([0.5, None, 1.0, 2.0], dtype=object), r"y holds None \(y\[1\]\)"),
         (pd.Series([0.5, np.nan, 1.0, 2.0], dtype=object), "NaN or infinite"),
     ],
     ids=[
@@ -269,5 +272,7 @@ def test_a_missing_target_in_a_pandas_column_is_named(name, y, match):
 def test_a_missing_cell_of_a_multi_label_frame_is_named():
     y = pd.DataFrame({"a": [1, 0, 1, 0], "b": [0, 1, pd.NA, 1]}, dtype="Int64")
     model = SMALL_ESTIMATORS["SelfAttentiveClassifier"](max_epochs=1)
-    with pytest.raises(ValueError, match="y holds pandas.NA; a multi-label y holds 0 or 1"):
+    with pytest.raises(
+        ValueError, match=r"y holds pandas.NA \(row 2, column 1\); a multi-label y holds 0 or 1"
+    ):
         model.fit(GOOD_X, y)

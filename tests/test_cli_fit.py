@@ -163,7 +163,12 @@ def test_a_setting_a_model_file_cannot_hold_is_refused_before_training(toy, tmp_
 
 @pytest.mark.parametrize(
     ("setting", "said", "status"),
-    [("hiden_size=8", "has no ['hiden_size']", 2), ("max_epochs=0", "'max_epochs' parameter", 1)],
+    [
+        ("hiden_size=8", "has no ['hiden_size']", 2),
+        ("max_epochs=0", "'max_epochs' parameter", 1),
+        # Only the pair model takes it: its own message, not "no such name" of another's.
+        ("gated_dim=0", "'gated_dim' parameter of SelfAttentivePairClassifier", 1),
+    ],
 )
 def test_a_setting_no_estimator_takes_is_refused_before_the_data_is_read(
     tmp_path, capsys, monkeypatch, setting, said, status
@@ -174,6 +179,21 @@ def test_a_setting_no_estimator_takes_is_refused_before_the_data_is_read(
     assert _fit(output, "--dataset", "goemotions", "--set", setting) == status  # 2: usage
     assert said in capsys.readouterr().err
     assert read == [] and not output.exists()
+
+
+def test_whole_number_labels_with_a_missing_one_are_read_as_ints(toy, tmp_path, capsys):
+    # JSON's null leaves the other labels as Python ints in an object array.
+    X, y = toy
+    labels = [int(label == y[0]) for label in y]
+    labels[3] = None
+    data = tmp_path / "reviews.jsonl"
+    with open(data, "w", encoding="utf-8") as handle:
+        for text, label in zip(X, labels):
+            handle.write(json.dumps({"text": text, "label": label}) + "\n")
+    output = tmp_path / "model.skattn"
+    assert _fit(output, "--dataset", data, *_settings()) == 0
+    assert "left out 1 row(s) with an empty label" in capsys.readouterr().out
+    assert load(output).classes_.tolist() == [0, 1]
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from skattn._cli._extras import require_extra
 from skattn._cli._models import check_kind, code_to_pass_again
-from skattn._cli._output import check_output, check_suffix
+from skattn._cli._output import check_output
 
 
 def export(args) -> int:
@@ -13,7 +13,11 @@ def export(args) -> int:
         raise FileNotFoundError(f"model file {args.model}: no such file")
     check_kind(args.model, "export", "model")  # not an artefact: before torch is imported
     check_output(args.output, args.force, model=args.model)
-    check_suffix(args.output, (".zip",), "export")  # an artefact is a zip, model.onnx inside
+    if args.output.suffix.lower() != ".zip":
+        raise ValueError(
+            f"{args.output}: an artefact is a zip archive (model.onnx and its text "
+            "configuration inside); name it NAME.onnx.zip."
+        )
     # The extra's modules are checked here, in one line, before torch is imported.
     require_extra("export", "export")
     from skattn.persistence import load

@@ -131,18 +131,23 @@ def check_settings(args, params: dict) -> None:
 
     The estimator follows the task, known only once the data is read; a
     setting every candidate refuses (a misspelt name, ``max_epochs=0``) is
-    refused now, with the first candidate's message.
+    refused now, by the first candidate that knows every name, if any.
     """
     from skattn.utils._params import validate_params
 
-    first_error = None
+    unknown_names, bad_values = [], []
     for kind in ESTIMATORS[args.model]:
         try:
-            validate_params(build_model(args, kind, params))
+            model = build_model(args, kind, params)
+        except UsageError as error:  # a name this estimator does not take
+            unknown_names.append(error)
+            continue
+        try:
+            validate_params(model)
             return
-        except (UsageError, ValueError, TypeError) as error:
-            first_error = first_error or error
-    raise first_error
+        except (ValueError, TypeError) as error:
+            bad_values.append(error)
+    raise (bad_values or unknown_names)[0]
 
 
 def parse_settings(settings: list[str]) -> dict:

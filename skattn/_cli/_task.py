@@ -49,7 +49,22 @@ def _drop_empty(corpus, say: Callable[[str], None], name: str):
     say(f"{name}: left out {int(empty.sum())} row(s) with an empty label")
     keep = ~empty
     mask = None if corpus.test_mask is None else corpus.test_mask[keep]
-    return [x for x, k in zip(corpus.X, keep) if k], y[keep], mask
+    return [x for x, k in zip(corpus.X, keep) if k], _one_type(y[keep]), mask
+
+
+def _one_type(labels: np.ndarray) -> np.ndarray:
+    """Labels left as Python objects by a missing one (JSON's null) as the array of their type.
+
+    Examples
+    --------
+    >>> _one_type(np.array([1, 0, 1], dtype=object)).dtype.kind
+    'i'
+    """
+    values = labels.tolist()
+    for kind in (int, float, str):
+        if all(type(value) is kind for value in values):
+            return np.array(values, dtype={int: np.int64, float: np.float64, str: object}[kind])
+    return labels
 
 
 def split_labels(labels, separator: str) -> tuple[np.ndarray, list]:

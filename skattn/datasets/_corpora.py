@@ -207,7 +207,10 @@ def _download(remote: RemoteFile, path: Path) -> None:
         _download_checked(remote, path)
     except BaseException:
         for folder in made:  # the deepest first
-            folder.rmdir()
+            try:
+                folder.rmdir()
+            except OSError:  # something else wrote there meanwhile: it stays
+                break
         raise
 
 
@@ -223,7 +226,7 @@ def _download_checked(remote: RemoteFile, path: Path) -> None:
                 raise OSError(
                     f"could not download {remote.url} to {path} "
                     f"({getattr(error, 'reason', error)}); place the file there yourself, or "
-                    "set SKATTN_DATA (or data_home=) to the folder that holds it."
+                    f"set SKATTN_DATA (or data_home=) to a folder that holds {remote.filename}."
                 ) from error
             tmp.close()
             digest = _sha256(Path(tmp.name))

@@ -182,6 +182,16 @@ def first_missing(values: np.ndarray) -> tuple[int, str] | None:
     return None
 
 
+def _object_array(values: Sequence) -> np.ndarray:
+    """``values`` as a 1-D object array, each kept as it is (empty if they are not scalars)."""
+    array = np.empty(len(values), dtype=object)
+    try:
+        array[:] = list(values)
+    except ValueError:  # nested sequences: the shape check names them
+        return np.empty(0, dtype=object)
+    return array
+
+
 def check_labels(y: Any, n_samples: int) -> np.ndarray:
     """Validate classification labels against the number of documents.
 
@@ -209,11 +219,13 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
     """
     if y is None:
         raise ValueError("y is None; a classifier needs one label per document.")
+    # numpy writes a NaN among strings as the text "nan": a list's own values are looked at.
+    listed = first_missing(_object_array(y)) if isinstance(y, (list, tuple)) else None
     y = as_label_array(y)
     if y.ndim != 1:
         raise ValueError(f"y has shape {y.shape}; expected one label per document (1-D).")
     check_same_length(n_samples, y)
-    missing = first_missing(y)
+    missing = listed or first_missing(y)
     if missing is not None:
         position, kind = missing
         raise ValueError(f"y holds {kind} (y[{position}]); every document needs a label.")
@@ -290,7 +302,11 @@ def check_indicator_matrix(y: Any, n_samples: int) -> np.ndarray:
     if raw.dtype.kind == "O":
         missing = first_missing(raw)
         if missing is not None:
-            raise ValueError(f"y holds {missing[1]}; a multi-label y holds 0 or 1 in every cell.")
+            row, column = np.unravel_index(missing[0], raw.shape)
+            raise ValueError(
+                f"y holds {missing[1]} (row {row}, column {column}); a multi-label y holds "
+                "0 or 1 in every cell."
+            )
         try:
             raw = raw.astype(np.float64)
         except (TypeError, ValueError):
@@ -351,7 +367,11 @@ def check_targets(y: Any, n_samples: int) -> np.ndarray:
     if raw.dtype.kind not in "biuf":
         missing = first_missing(raw)
         if missing is not None and missing[1] != "NaN":  # NaN is refused below, with inf
-            raise ValueError(f"y holds {missing[1]}; every document needs a target.")
+            where = np.unravel_index(missing[0], raw.shape)
+            raise ValueError(
+                f"y holds {missing[1]} (y[{', '.join(map(str, where))}]); every document "
+                "needs a target."
+            )
         try:
             raw = raw.astype(np.float64)
         except (TypeError, ValueError):
