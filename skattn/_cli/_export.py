@@ -13,11 +13,9 @@ def export(args) -> int:
         raise FileNotFoundError(f"model file {args.model}: no such file")
     check_kind(args.model, "export", "model")  # not an artefact: before torch is imported
     check_output(args.output, args.force, model=args.model)
-    if args.output.suffix.lower() != ".zip":
-        raise ValueError(
-            f"{args.output}: an artefact is a zip archive (model.onnx and its text "
-            "configuration inside); name it NAME.onnx.zip."
-        )
+    from skattn.serving._artifact import check_artifact_name  # imports no torch
+
+    check_artifact_name(args.output)
     # The extra's modules are checked here, in one line, before torch is imported.
     require_extra("export", "export")
     from skattn.persistence import load

@@ -48,20 +48,27 @@ def document_file(args, stdin: bool = False) -> Path | None:
 def stdin_documents() -> Iterator[str]:
     """Standard input's lines as documents, as a ``.txt`` file's: UTF-8, one a line.
 
-    A leading byte order mark is dropped; a byte that is not UTF-8 is
-    refused naming its line; a blank line is a (blank) document.
+    Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` (as a file read with universal
+    newlines); a leading byte order mark is dropped; a byte that is not
+    UTF-8 is refused naming its line and column; a blank line is a (blank)
+    document.
     """
     from skattn.text._readers import DocumentFileError
 
-    for number, raw in enumerate(sys.stdin.buffer, start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise DocumentFileError(
-                "standard input", number,
-                f"byte 0x{raw[error.start]:02x} is not UTF-8; expected UTF-8 text",
-            ) from None  # fmt: skip
-        yield (line.removeprefix("\ufeff") if number == 1 else line).rstrip("\r\n")
+    number = 0
+    for chunk in sys.stdin.buffer:  # chunks end at a newline; a lone carriage return is split here
+        for raw in chunk.splitlines():
+            number += 1
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                column = len(raw[: error.start].decode("utf-8")) + 1
+                raise DocumentFileError(
+                    "standard input", number,
+                    f"byte 0x{raw[error.start]:02x} (column {column}) is not UTF-8; "
+                    "expected UTF-8 text",
+                ) from None  # fmt: skip
+            yield line.removeprefix("\ufeff") if number == 1 else line
 
 
 def check_output(output: Path, force: bool, **inputs: os.PathLike | None) -> None:

@@ -33,7 +33,14 @@ from skattn.utils._archives import (
     read_legacy_archive,
 )
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "ArtifactError", "check_config", "read_artifact"]
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "ArtifactError",
+    "check_artifact_name",
+    "check_config",
+    "read_artifact",
+]
 
 FORMAT = "skattn-onnx"
 #: The version :func:`skattn.serving.export` writes; :data:`SUPPORTED_VERSIONS` are read.
@@ -177,6 +184,24 @@ _REQUIRED = {
     "decision",
 }
 _OPTIONAL = {"embedder_output", "feature_names_in"}
+
+
+def check_artifact_name(path: str | Path) -> None:
+    """Refuse a name ending in ``.onnx``: an artefact is a zip that ``onnx.load`` cannot read.
+
+    Examples
+    --------
+    >>> check_artifact_name("reviews.onnx.zip")
+    >>> check_artifact_name("reviews.onnx")
+    Traceback (most recent call last):
+    ...
+    ValueError: reviews.onnx: an artefact is a zip archive (model.onnx and its text ...
+    """
+    if Path(path).suffix.lower() == ".onnx":
+        raise ValueError(
+            f"{path}: an artefact is a zip archive (model.onnx and its text configuration "
+            "inside), not an ONNX file; name it NAME.onnx.zip."
+        )
 
 
 def check_config(config: Mapping[str, Any], path: str | Path) -> dict[str, Any]:

@@ -27,7 +27,13 @@ import torch
 from torch import nn
 
 from skattn.nn._self_attentive import pool_hops
-from skattn.serving._artifact import CONFIG, NETWORK, OUTPUTS, check_config
+from skattn.serving._artifact import (
+    CONFIG,
+    NETWORK,
+    OUTPUTS,
+    check_artifact_name,
+    check_config,
+)
 from skattn.text._subwords import MAX_NGRAMS, NGRAM_RANGE
 from skattn.text._unicode import json_text
 from skattn.utils._archives import write_archive
@@ -260,7 +266,7 @@ def export(estimator, path: str | Path) -> Path:
     >>> served.predict(["a good film"]).tolist()  # doctest: +SKIP
     ['pos']
     """
-    _check_artifact_name(path)
+    check_artifact_name(path)
     model, config = _artifact_config(estimator)
     config = check_config(config, path)  # what the runtime checks, before the slow export
     onnx_bytes, outputs = _export_network(
@@ -273,15 +279,6 @@ def export(estimator, path: str | Path) -> Path:
     # json_text escapes what UTF-8 cannot hold (a vocabulary may hold lone surrogates).
     members = {CONFIG: json_text(config).encode("utf-8"), NETWORK: onnx_bytes}
     return write_archive(path, members)
-
-
-def _check_artifact_name(path: str | Path) -> None:
-    """Refuse a name ending in ``.onnx``: an artefact is a zip that ``onnx.load`` cannot read."""
-    if Path(path).suffix.lower() == ".onnx":
-        raise ValueError(
-            f"{path}: an artefact is a zip archive (model.onnx and its text configuration "
-            "inside), not an ONNX file; name it NAME.onnx.zip."
-        )
 
 
 def _architecture(module: nn.Module) -> str:

@@ -129,7 +129,16 @@ class _AttentionNetMixin:
         return self
 
     def release_optimizer(self) -> None:
-        """Let go of the optimizer; its settings (``lr``, ``optimizer__*``) stay settable."""
+        """Let go of the optimizer; its settings (``lr``, ``optimizer__*``) stay settable.
+
+        Examples
+        --------
+        >>> from skattn import SelfAttentiveClassifier
+        >>> net = SelfAttentiveClassifier(hidden_size=4, max_epochs=1, random_state=0).fit(
+        ...     ["good", "bad"] * 8, [1, 0] * 8).net_
+        >>> net.optimizer_ is None, net.set_params(lr=0.5).lr
+        (True, 0.5)
+        """
         self.optimizer_ = None
         self._register_virtual_param(["optimizer__*", "lr"], _record_optimizer_setting)
 

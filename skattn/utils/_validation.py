@@ -156,8 +156,12 @@ def text_input_tags(tags):
     return tags
 
 
+#: The kinds of missing value an object array can hold, by type name (pandas' without pandas).
+_MISSING_TYPES = {"NoneType": "None", "NAType": "pandas.NA", "NaTType": "NaT"}
+
+
 def first_missing(values: np.ndarray) -> tuple[int, str] | None:
-    """The first missing value's position and kind (None, NaN, pandas' NA or NaT), if any.
+    """The first missing value's flat position and kind (None, NaN, pandas' NA or NaT), if any.
 
     Examples
     --------
@@ -172,24 +176,18 @@ def first_missing(values: np.ndarray) -> tuple[int, str] | None:
         return (int(nan[0]), "NaN") if len(nan) else None
     if flat.dtype.kind != "O":
         return None
-    for position, value in enumerate(flat):
-        if value is None:
-            return position, "None"
-        if isinstance(value, (float, np.floating)) and math.isnan(value):
-            return position, "NaN"
-        if type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing markers
-            return position, "pandas.NA" if type(value).__name__ == "NAType" else "NaT"
+    objects = flat.tolist()
+    # The types present, at C speed: labels of str or int alone are not walked one by one.
+    types = set(map(type, objects))
+    if not any(t.__name__ in _MISSING_TYPES or issubclass(t, (float, np.floating)) for t in types):
+        return None
+    for position, value in enumerate(objects):
+        kind = _MISSING_TYPES.get(type(value).__name__)
+        if kind is None and isinstance(value, (float, np.floating)) and math.isnan(value):
+            kind = "NaN"
+        if kind is not None:
+            return position, kind
     return None
-
-
-def _object_array(values: Sequence) -> np.ndarray:
-    """``values`` as a 1-D object array, each kept as it is (empty if they are not scalars)."""
-    array = np.empty(len(values), dtype=object)
-    try:
-        array[:] = list(values)
-    except ValueError:  # nested sequences: the shape check names them
-        return np.empty(0, dtype=object)
-    return array
 
 
 def check_labels(y: Any, n_samples: int) -> np.ndarray:
@@ -219,13 +217,14 @@ def check_labels(y: Any, n_samples: int) -> np.ndarray:
     """
     if y is None:
         raise ValueError("y is None; a classifier needs one label per document.")
-    # numpy writes a NaN among strings as the text "nan": a list's own values are looked at.
-    listed = first_missing(_object_array(y)) if isinstance(y, (list, tuple)) else None
+    given = y
     y = as_label_array(y)
     if y.ndim != 1:
         raise ValueError(f"y has shape {y.shape}; expected one label per document (1-D).")
     check_same_length(n_samples, y)
-    missing = listed or first_missing(y)
+    # numpy writes a NaN among strings as the text "nan": a list's own values are read.
+    listed = isinstance(given, (list, tuple))
+    missing = first_missing(np.fromiter(given, dtype=object, count=len(y)) if listed else y)
     if missing is not None:
         position, kind = missing
         raise ValueError(f"y holds {kind} (y[{position}]); every document needs a label.")
