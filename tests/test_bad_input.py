@@ -49,6 +49,9 @@ CATALOGUE = {
     "NaN in an object column": case(
         y=pd.Series(["pos", np.nan, "pos", "neg"], dtype=object), match=r"y holds NaN \(y\[1\]\)"
     ),
+    "NaN among float labels in an object column": case(
+        y=pd.Series([1.0, 0.0, np.nan, 1.0], dtype=object), match=r"y holds NaN \(y\[2\]\)"
+    ),
     "NA in a string column": case(
         y=pd.Series(["pos", "neg", pd.NA, "neg"], dtype="string"), match=r"pandas.NA \(y\[2\]\)"
     ),

@@ -169,6 +169,8 @@ def first_missing(values: np.ndarray) -> tuple[int, str] | None:
     (1, 'None')
     >>> first_missing(np.array([1.0, 2.0])) is None
     True
+    >>> first_missing(np.array(["pos", 1.0, float("nan")], dtype=object))
+    (2, 'NaN')
     """
     flat = values.ravel()
     if flat.dtype.kind == "f":
@@ -179,8 +181,12 @@ def first_missing(values: np.ndarray) -> tuple[int, str] | None:
     objects = flat.tolist()
     # The types present, at C speed: labels of str or int alone are not walked one by one.
     types = set(map(type, objects))
-    if not any(t.__name__ in _MISSING_TYPES or issubclass(t, (float, np.floating)) for t in types):
-        return None
+    if not any(t.__name__ in _MISSING_TYPES for t in types):
+        if not any(issubclass(t, (float, np.floating)) for t in types):
+            return None
+        # Only a float can be missing here, and NaN alone differs from itself.
+        nan = np.flatnonzero(flat != flat)
+        return (int(nan[0]), "NaN") if len(nan) else None
     for position, value in enumerate(objects):
         kind = _MISSING_TYPES.get(type(value).__name__)
         if kind is None and isinstance(value, (float, np.floating)) and math.isnan(value):
