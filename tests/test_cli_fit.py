@@ -162,21 +162,23 @@ def test_a_setting_a_model_file_cannot_hold_is_refused_before_training(toy, tmp_
 
 
 @pytest.mark.parametrize(
-    ("setting", "said", "status"),
+    ("dataset", "setting", "said", "status"),
     [
-        ("hiden_size=8", "has no ['hiden_size']", 2),
-        ("max_epochs=0", "'max_epochs' parameter", 1),
-        # Only the pair model takes it: its own message, not "no such name" of another's.
-        ("gated_dim=0", "'gated_dim' parameter of SelfAttentivePairClassifier", 1),
+        ("goemotions", "hiden_size=8", "has no ['hiden_size']", 2),
+        ("goemotions", "max_epochs=0", "'max_epochs' parameter", 1),
+        # Only the pair model takes it, and only a corpus of pairs makes one.
+        ("goemotions", "gated_dim=2", "SelfAttentiveClassifier has no ['gated_dim']", 2),
+        ("sick", "gated_dim=0", "'gated_dim' parameter of SelfAttentivePairClassifier", 1),
+        ("sick", "sentence_split='lines'", "SelfAttentivePairClassifier has no", 2),
     ],
 )
 def test_a_setting_no_estimator_takes_is_refused_before_the_data_is_read(
-    tmp_path, capsys, monkeypatch, setting, said, status
+    tmp_path, capsys, monkeypatch, dataset, setting, said, status
 ):
     read = []
     monkeypatch.setattr("skattn._cli._fit.training_data", lambda args: read.append(args))
     output = tmp_path / "model.skattn"
-    assert _fit(output, "--dataset", "goemotions", "--set", setting) == status  # 2: usage
+    assert _fit(output, "--dataset", dataset, "--set", setting) == status  # 2: usage
     assert said in capsys.readouterr().err
     assert read == [] and not output.exists()
 

@@ -24,7 +24,6 @@ ESTIMATORS = {
     },
 }
 
-
 def fit(args) -> int:
     """Run ``fit`` (see ``python -m skattn fit --help``)."""
     from skattn.persistence import _describe, save
@@ -131,12 +130,14 @@ def check_settings(args, params: dict) -> None:
 
     The estimator follows the task, known only once the data is read; a
     setting every candidate refuses (a misspelt name, ``max_epochs=0``) is
-    refused now, by the first candidate that knows every name, if any.
+    refused now, by the first candidate that knows every name, if any. The
+    candidates are those the dataset's name and ``--task`` leave: the pair
+    model only for a corpus of pairs, and only it there.
     """
     from skattn.utils._params import validate_params
 
     unknown_names, bad_values = [], []
-    for kind in ESTIMATORS[args.model]:
+    for kind in possible_kinds(args):
         try:
             model = build_model(args, kind, params)
         except UsageError as error:  # a name this estimator does not take
@@ -148,6 +149,15 @@ def check_settings(args, params: dict) -> None:
         except (ValueError, TypeError) as error:
             bad_values.append(error)
     raise (bad_values or unknown_names)[0]
+
+
+def possible_kinds(args) -> list[str]:
+    """The kinds of task ``fit`` may find in ``args.dataset``, before reading it."""
+    from skattn.compare._io import PAIR_CORPORA
+
+    if args.dataset in PAIR_CORPORA:
+        return ["pairs"]
+    return [args.task] if args.task != "auto" else ["classification", "regression"]
 
 
 def parse_settings(settings: list[str]) -> dict:
