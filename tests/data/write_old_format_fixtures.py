@@ -18,7 +18,6 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from conftest import make_toy_corpus  # noqa: E402
-
 from skattn import SelfAttentiveClassifier, save  # noqa: E402
 from skattn.serving import OnnxTextClassifier, export  # noqa: E402
 

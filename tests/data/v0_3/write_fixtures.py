@@ -21,9 +21,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from conftest import make_toy_corpus  # noqa: E402
-
 import skattn  # noqa: E402
+from conftest import make_toy_corpus  # noqa: E402
 from skattn.datasets import fetch_sick  # noqa: E402
 from skattn.serving import export  # noqa: E402
 
