@@ -24,6 +24,7 @@ ESTIMATORS = {
     },
 }
 
+
 def fit(args) -> int:
     """Run ``fit`` (see ``python -m skattn fit --help``)."""
     from skattn.persistence import _describe, save
