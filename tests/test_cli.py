@@ -44,6 +44,70 @@ def test_predict_reads_json_lines_files(suffix, saved_model, toy, tmp_path):
     np.testing.assert_allclose(probabilities, load(saved_model).predict_proba(documents), atol=1e-6)
 
 
+def test_predict_keeps_the_columns_asked_for_beside_each_prediction(saved_model, toy, tmp_path):
+    X, _ = toy
+    documents = [X[0], "", "a film, with a comma", X[1]]
+    ids = ["r-7", "r-9", "r-11", "r-2"]
+    table = tmp_path / "docs.csv"
+    with open(table, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["day", "id", "body"])
+        writer.writerows(
+            [[f"2026-12-0{i}", id_, d] for i, (id_, d) in enumerate(zip(ids, documents))]
+        )
+    output = tmp_path / "predictions.csv"
+    argv = ["predict", str(saved_model), str(table), "--text-column", "body", "--keep", "id"]
+    assert main([*argv, "--output", str(output)]) == 0
+    with open(output, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    model = load(saved_model)
+    assert list(rows[0]) == ["id", "text", "label", "proba_neg", "proba_pos"]
+    assert [row["id"] for row in rows] == ids and [row["text"] for row in rows] == documents
+    assert [row["label"] for row in rows] == model.predict(documents).tolist()
+
+    # JSON Lines keeps each value's type, null included; a CSV cell holds its JSON.
+    lines = tmp_path / "docs.jsonl"
+    values = [7, None, {"source": ["web"]}, True]
+    lines.write_text(
+        "".join(json.dumps({"id": v, "text": d}) + "\n" for v, d in zip(values, documents)), "utf-8"
+    )
+    as_json = tmp_path / "predictions.jsonl"
+    argv = ["predict", str(saved_model), str(lines), "--keep", "id", "--output", str(as_json)]
+    assert main(argv) == 0
+    written = [json.loads(line) for line in as_json.read_text("utf-8").splitlines()]
+    assert [row["id"] for row in written] == values
+    argv[-1] = str(output)
+    assert main([*argv, "--force"]) == 0
+    with open(output, encoding="utf-8") as handle:
+        cells = [row["id"] for row in csv.DictReader(handle)]
+    assert cells == ["7", "", '{"source": ["web"]}', "true"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--keep", "id", "--text", "a film"], "--text has none"),
+        (["--keep", "body"], "the text is written as the column text"),
+        (["--keep", "label"], "the predictions have a column of that name"),
+        (["--keep", "id", "--keep", "id"], "--keep id is given twice"),
+    ],
+)
+def test_predict_refuses_a_kept_column_it_cannot_give(extra, said, saved_model, tmp_path, capsys):
+    table = tmp_path / "docs.csv"
+    table.write_text("id,body\n1,a film\n", encoding="utf-8")
+    argv = ["predict", str(saved_model), "--text-column", "body", *extra]
+    assert main([*argv] if "--text" in extra else [*argv, "--file", str(table)]) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_predict_names_a_kept_column_the_input_lacks(saved_model, tmp_path, capsys):
+    table = tmp_path / "docs.csv"
+    table.write_text("id,text\n1,a film\n", encoding="utf-8")
+    assert main(["predict", str(saved_model), str(table), "--keep", "user"]) == 1
+    said = capsys.readouterr()
+    assert "no column 'user'" in said.err and said.out == ""
+
+
 def test_explain_reads_an_ndjson_file(saved_model, toy, tmp_path):
     X, _ = toy
     path = tmp_path / "docs.ndjson"

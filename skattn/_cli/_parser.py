@@ -359,6 +359,13 @@ def _predict_parser(commands) -> None:
         help="documents predicted at a time (memory grows with it, not with the file; "
         "default: %(default)s)",
     )
+    command.add_argument(
+        "--keep",
+        action="append",
+        metavar="COLUMN",
+        help="a column of the input table copied into each prediction row, before the text "
+        "(repeatable; e.g. --keep id)",
+    )
 
 
 def _explain_parser(commands) -> None:

@@ -17,6 +17,8 @@ from skattn._cli._output import (
     opened,
     stdin_documents,
 )
+from skattn._cli._parser import UsageError
+from skattn.text._readers import read_documents_keeping
 from skattn.text._streaming import iter_chunks, iter_documents
 from skattn.text._unicode import first_lone_surrogate, json_text
 
@@ -31,15 +33,15 @@ def predict(args) -> int:
     if args.output is not None:
         check_output(args.output, args.force, model=args.model, input=source)
         check_suffix(args.output, CSV_SUFFIXES + JSONL_SUFFIXES, "predict")
+    keep = args.keep or []
+    _check_kept_columns(keep, args, source)
     model = load_model(args, artefacts=True)
-    if args.text:
-        documents = args.text
-    elif source == STDIN:
-        documents = stdin_documents()
-    else:
-        documents = iter_documents(source, text_column=args.text_column)
+    columns = _prediction_columns(model)
+    clashes = sorted(set(keep) & set(columns))
+    if clashes:
+        raise UsageError(f"--keep {clashes[0]}: the predictions have a column of that name")
     jsonl = args.output is not None and args.output.suffix.lower() in JSONL_SUFFIXES
-    chunks = _row_chunks(model, documents, args.chunk_size, csv_rows=not jsonl)
+    chunks = _row_chunks(model, _input_rows(args, source, keep), args.chunk_size, not jsonl)
     # The first chunk is read and predicted before anything is written: an
     # input or a model that fails at once leaves standard output empty.
     first = next(chunks, [])
@@ -47,7 +49,7 @@ def predict(args) -> int:
     # A file is written beside the output and moved over it at the end: a
     # stream that fails half-way leaves an existing output file as it was.
     with opened(args.output, newline="") as handle:
-        write = _row_writer(handle, jsonl, _prediction_columns(model))
+        write = _row_writer(handle, jsonl, [*keep, *columns])
         for rows in itertools.chain([first], chunks):
             for row in rows:
                 write(row)
@@ -57,23 +59,67 @@ def predict(args) -> int:
     return 0
 
 
+def _check_kept_columns(keep: list[str], args, source) -> None:
+    """Refuse a ``--keep`` the input cannot give: no table, the text's column, a repeat."""
+    if not keep:
+        return
+    if args.text or source == STDIN:
+        where = "--text" if args.text else "standard input"
+        raise UsageError(f"--keep copies columns of an input table; {where} has none")
+    if args.text_column in keep:
+        raise UsageError(f"--keep {args.text_column}: the text is written as the column text")
+    repeated = sorted({name for name in keep if keep.count(name) > 1})
+    if repeated:
+        raise UsageError(f"--keep {repeated[0]} is given twice")
+
+
+def _input_rows(args, source, keep: list[str]) -> Iterable[tuple[str, dict]]:
+    """Each document of the input, with the values of its ``--keep`` columns."""
+    if keep:
+        return read_documents_keeping(source, keep, text_column=args.text_column)
+    if args.text:
+        documents = args.text
+    elif source == STDIN:
+        documents = stdin_documents()
+    else:
+        documents = iter_documents(source, text_column=args.text_column)
+    return ((document, {}) for document in documents)
+
+
 def _row_chunks(
-    model, documents: Iterable[str], chunk_size: int, csv_rows: bool
+    model, inputs: Iterable[tuple[str, dict]], chunk_size: int, csv_rows: bool
 ) -> Iterator[list[dict]]:
-    """The prediction rows of ``documents``, a chunk at a time.
+    """The prediction rows of ``inputs`` (each a text and its kept columns), a chunk at a time.
 
     JSON escapes a lone surrogate (``\\udcff``); a UTF-8 CSV file cannot
     hold one, so with ``csv_rows`` such a row is refused, naming the
     document, before its chunk is written.
     """
     done = 0
-    for chunk in iter_chunks(documents, chunk_size):
-        rows = _prediction_rows(model, chunk)
+    for chunk in iter_chunks(inputs, chunk_size):
+        texts = [text for text, _ in chunk]
+        rows = _prediction_rows(model, texts)
+        rows = [{**_kept(kept, csv_rows), **row} for (_, kept), row in zip(chunk, rows)]
         if csv_rows:
             for position, row in enumerate(rows, done):
                 _check_csv_row(row, position)
         done += len(rows)
         yield rows
+
+
+def _kept(values: dict, csv_rows: bool) -> dict:
+    """Kept column values for a row: as read for JSON Lines; a CSV cell's text for CSV.
+
+    A CSV cell holds text: None becomes an empty cell, any other value
+    that is not a string its JSON (``true``, ``[1, 2]``), as a multi-label
+    row's labels are written.
+    """
+    if not csv_rows:
+        return values
+    return {
+        name: value if isinstance(value, str) else "" if value is None else json_text(value)
+        for name, value in values.items()
+    }
 
 
 def _row_writer(handle, jsonl: bool, columns: list[str]) -> Callable[[dict], None]:
@@ -82,8 +128,8 @@ def _row_writer(handle, jsonl: bool, columns: list[str]) -> Callable[[dict], Non
     A CSV gets its header at once, so that an input without documents
     still gives a file that names its columns.
     """
-    if jsonl:
-        return lambda row: handle.write(json_text(row) + "\n")
+    if jsonl:  # a kept value JSON cannot hold (a Parquet date) is written as its text
+        return lambda row: handle.write(json_text(row, default=str) + "\n")
     # Standard output gets plain newlines; a file, CSV's own \r\n.
     ending = "\n" if handle is sys.stdout else "\r\n"
     writer = csv.DictWriter(handle, fieldnames=columns, lineterminator=ending)

@@ -176,15 +176,66 @@ def read_documents(
 def _documents(path: Path, fmt: str, column: str) -> Iterator[str]:
     unit = _UNITS.get(fmt, "line")
     for line, record in _records(path, fmt, (column,), None):
-        if isinstance(record, str):
-            yield record
-            continue
-        text = _value(record, column, path, line, unit)
-        if not isinstance(text, str):
-            raise DocumentFileError(
-                path, line, f"{column!r} is {text!r}, expected a string (the text)", unit
-            )
-        yield text
+        yield record if isinstance(record, str) else _text_of(record, column, path, line, unit)
+
+
+def _text_of(record: dict, column: str, path: Path, line: int, unit: str) -> str:
+    text = _value(record, column, path, line, unit)
+    if not isinstance(text, str):
+        raise DocumentFileError(
+            path, line, f"{column!r} is {text!r}, expected a string (the text)", unit
+        )
+    return text
+
+
+def read_documents_keeping(
+    path: str | os.PathLike,
+    keep: Sequence[str],
+    *,
+    format: str | None = None,
+    text_column: str = "text",
+) -> Iterator[tuple[str, dict]]:
+    """Each document of a table file, with the values of its columns ``keep`` (an id, a date).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A table file :func:`read_documents` reads (not a file of lines, nor
+        a JSON array of strings: they have no other columns).
+    keep : sequence of str
+        The columns whose values travel with each document.
+    format : {"csv", "tsv", "jsonl", "json", "parquet"}, optional
+    text_column : str, default="text"
+
+    Returns
+    -------
+    iterator of (str, dict)
+        The text and ``{column: value}`` for each record, in file order;
+        CSV values are strings, JSON and Parquet values keep their types.
+
+    Raises
+    ------
+    FileNotFoundError, DocumentFileError
+        As :func:`read_documents`, and a record without one of ``keep``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "reviews.csv")
+    >>> _ = open(path, "w").write("id,text\\n7,good film\\n9,bad film\\n")
+    >>> list(read_documents_keeping(path, ["id"]))
+    [('good film', {'id': '7'}), ('bad film', {'id': '9'})]
+    """
+    fmt = _checked(path, format)
+    if fmt == "lines":
+        raise DocumentFileError(path, None, f"holds one document a line: it has no {keep[0]!r}")
+    unit = _UNITS.get(fmt, "line")
+    for line, record in _records(Path(path), fmt, (text_column, *keep), None):
+        if not isinstance(record, dict):
+            found = _kind(record)
+            raise DocumentFileError(path, line, f"expected a JSON object, found {found}", unit)
+        kept = {name: _value(record, name, path, line, unit) for name in keep}
+        yield _text_of(record, text_column, path, line, unit), kept
 
 
 def read_records(
