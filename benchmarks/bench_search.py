@@ -49,14 +49,20 @@ Encodings are shared by the fits of a fold in each worker
   the exhaustive search's CV accuracies are set beside the held-out means
   (Spearman's rank correlation over the twelve candidates).
 
+``--landscape-seeds N`` refits each candidate with seeds 0 to N - 1
+(default 3); ``--candidates JSON`` limits the landscape to a list of
+candidates (each a dict of the grid's three parameters), to judge a few
+choices with more seeds.
+
 Usage: SKATTN_DATA=../shared/data python benchmarks/bench_search.py
        [--only unit,halving,halving_documents,halving_constant,exhaustive,landscape]
-       [--no-cache] [--seed 0] [--train-scores]
+       [--no-cache] [--seed 0] [--train-scores] [--landscape-seeds 3] [--candidates JSON]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 
@@ -179,10 +185,6 @@ def report_rung_times(name: str, results: dict) -> None:
         report(f"{name}.rung{rung}_score_s", score, "s")
 
 
-#: Seeds every candidate is refitted with in the landscape.
-LANDSCAPE_SEEDS = (0, 1, 2)
-
-
 def held_out_accuracy(params: dict, seed: int, X, y, X_test, y_test) -> float:
     """One candidate at the default epochs, fitted on the whole training part with one thread."""
     model = SelfAttentiveClassifier(random_state=seed, threads=1, **params).fit(X, y)
@@ -193,14 +195,15 @@ def candidate_name(params: dict) -> str:
     return ", ".join(f"{key} {params[key]}" for key in GRID)
 
 
-def landscape(X, y, X_test, y_test, choices: dict, cv_scores: dict | None) -> None:
-    """Every candidate's held-out accuracy over seeds; each search's choice scored by its mean."""
-    candidates = list(ParameterGrid(GRID))
-    jobs = [(params, seed) for params in candidates for seed in LANDSCAPE_SEEDS]
+def landscape(
+    X, y, X_test, y_test, choices: dict, cv_scores: dict | None, candidates: list, seeds: int
+) -> None:
+    """Each candidate's held-out accuracy over seeds; each search's choice scored by its mean."""
+    jobs = [(params, seed) for params in candidates for seed in range(seeds)]
     scores = Parallel(n_jobs=2)(
         delayed(held_out_accuracy)(params, seed, X, y, X_test, y_test) for params, seed in jobs
     )
-    by_seed = np.asarray(scores).reshape(len(candidates), len(LANDSCAPE_SEEDS))
+    by_seed = np.asarray(scores).reshape(len(candidates), seeds)
     means = by_seed.mean(axis=1)
     for params, row, mean in zip(candidates, by_seed, means):
         runs = ", ".join(f"{score:.2f}" for score in row)
@@ -212,13 +215,15 @@ def landscape(X, y, X_test, y_test, choices: dict, cv_scores: dict | None) -> No
     report("landscape.candidate_sd", float(means.std(ddof=1)), "points")
     mean_of = {candidate_name(params): mean for params, mean in zip(candidates, means)}
     for name, params in choices.items():
-        report(f"landscape.{name}_choice_mean", float(mean_of[candidate_name(params)]), "%")
-    if cv_scores:
+        if candidate_name(params) in mean_of:
+            report(f"landscape.{name}_choice_mean", float(mean_of[candidate_name(params)]), "%")
+    if cv_scores and len(candidates) == len(cv_scores):
         cv = [cv_scores[candidate_name(params)] for params in candidates]
         report("landscape.spearman_cv_vs_held_out", float(spearmanr(cv, means).statistic))
 
 
-def main() -> None:
+def parse_arguments() -> argparse.Namespace:
+    """The command line (see the module's usage)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only", default="unit,halving,halving_documents,halving_constant,exhaustive,landscape"
@@ -232,7 +237,25 @@ def main() -> None:
         action="store_true",
         help="score the searches over documents on their training documents too",
     )
+    parser.add_argument(
+        "--landscape-seeds", type=int, default=3, help="seeds 0 to N - 1 for each candidate"
+    )
+    parser.add_argument(
+        "--candidates",
+        type=json.loads,
+        default=None,
+        help="the landscape's candidates, a JSON list of dicts of the grid's parameters "
+        "(default: the whole grid)",
+    )
     args = parser.parse_args()
+    args.candidates = args.candidates or list(ParameterGrid(GRID))
+    if any(set(params) != set(GRID) for params in args.candidates):
+        parser.error(f"--candidates: each candidate names exactly {sorted(GRID)}")
+    return args
+
+
+def main() -> None:
+    args = parse_arguments()
     if args.no_cache:
         os.environ["SKATTN_FIT_CACHE"] = "0"  # read by the workers as they start
         _fit_cache.fit_data_cache.max_entries = 0
@@ -280,7 +303,7 @@ def main() -> None:
     if "landscape" in only:
         defaults = SelfAttentiveClassifier().get_params()
         choices["defaults"] = {key: defaults[key] for key in GRID}
-        landscape(X, y, X_test, y_test, choices, cv_scores)
+        landscape(X, y, X_test, y_test, choices, cv_scores, args.candidates, args.landscape_seeds)
     report("peak_rss_mb", peak_rss_mb(), "MiB")
 
 

@@ -279,3 +279,18 @@ def test_a_missing_cell_of_a_multi_label_frame_is_named():
         ValueError, match=r"y holds pandas.NA \(row 2, column 1\); a multi-label y holds 0 or 1"
     ):
         model.fit(GOOD_X, y)
+
+
+def test_labels_of_unusual_types_are_not_compared_to_find_a_nan():
+    from decimal import Decimal
+
+    from skattn.utils._validation import first_missing
+
+    # An array among the labels, a signalling decimal NaN, numpy's NaT: each
+    # has its own idea of !=, so they are looked at one by one.
+    holds_an_array = np.empty(3, dtype=object)
+    holds_an_array[:] = [np.array([1.0, 2.0]), 1.0, float("nan")]
+    assert first_missing(holds_an_array) == (2, "NaN")
+    assert first_missing(np.array([Decimal("sNaN"), 1.5, 2.0], dtype=object)) is None
+    assert first_missing(np.array([np.datetime64("NaT"), 1.0, "x"], dtype=object)) is None
+    assert first_missing(np.array([3, "pos", np.float32("nan")], dtype=object)) == (2, "NaN")

@@ -94,10 +94,63 @@ def test_predict_keeps_the_columns_asked_for_beside_each_prediction(saved_model,
 )
 def test_predict_refuses_a_kept_column_it_cannot_give(extra, said, saved_model, tmp_path, capsys):
     table = tmp_path / "docs.csv"
-    table.write_text("id,body\n1,a film\n", encoding="utf-8")
+    table.write_text("id,body,label\n1,a film,pos\n", encoding="utf-8")
     argv = ["predict", str(saved_model), "--text-column", "body", *extra]
     assert main([*argv] if "--text" in extra else [*argv, "--file", str(table)]) == 2
     assert said in capsys.readouterr().err
+
+
+def test_predict_writes_kept_dates_decimals_and_missing_numbers_as_documented(
+    saved_model, tmp_path, capsys
+):
+    pa = pytest.importorskip("pyarrow")
+    import datetime
+    import decimal
+
+    import pyarrow.parquet as pq
+
+    day = datetime.date(2026, 12, 7)
+    at = datetime.datetime(2026, 12, 7, 10, 30, tzinfo=datetime.timezone.utc)
+    columns = {
+        "text": ["a fine film", "a dull film"],
+        "day": [day, None],
+        "amount": [decimal.Decimal("1.10"), decimal.Decimal("-3")],
+        "score": [float("nan"), 2.5],
+        "at": [at, at],
+        "raw": [b"\xff", b"\x00"],
+    }
+    table = tmp_path / "docs.parquet"
+    pq.write_table(pa.table(columns), table)
+    kept = ["--keep", "day", "--keep", "amount", "--keep", "score", "--keep", "at"]
+    as_json, as_csv = tmp_path / "out.jsonl", tmp_path / "out.csv"
+    for output in (as_json, as_csv):
+        assert main(["predict", str(saved_model), str(table), *kept, "--output", str(output)]) == 0
+    rows = [json.loads(line) for line in as_json.read_text("utf-8").splitlines()]
+    stamp = "2026-12-07T10:30:00+00:00"
+    assert [(r["day"], r["amount"], r["score"], r["at"]) for r in rows] == [
+        ("2026-12-07", "1.10", None, stamp),
+        (None, "-3.00", 2.5, stamp),  # the column's decimal type has two places
+    ]
+    with open(as_csv, encoding="utf-8") as handle:
+        cells = [(r["day"], r["amount"], r["score"], r["at"]) for r in csv.DictReader(handle)]
+    assert cells == [("2026-12-07", "1.10", "", stamp), ("", "-3.00", "2.5", stamp)]
+
+    # Bytes have no text of their own: refused, naming the document, and no file is left.
+    refused = tmp_path / "raw.csv"
+    argv = ["predict", str(saved_model), str(table), "--keep", "raw", "--output", str(refused)]
+    assert main(argv) == 1
+    assert "X[0]: its column 'raw' holds b'\\xff' (bytes)" in capsys.readouterr().err
+    assert not refused.exists()
+
+
+def test_predict_reads_the_input_before_loading_the_model(tmp_path, capsys):
+    lines = tmp_path / "docs.txt"
+    lines.write_text("a film\n", encoding="utf-8")
+    missing_model = tmp_path / "nowhere.skattn"
+    assert main(["predict", str(missing_model), str(lines), "--keep", "id"]) == 1
+    assert "docs.txt: holds one document a line: it has no 'id'" in capsys.readouterr().err
+    assert main(["predict", str(missing_model), str(lines), "--keep="]) == 2
+    assert "--keep needs a column's name" in capsys.readouterr().err
 
 
 def test_predict_names_a_kept_column_the_input_lacks(saved_model, tmp_path, capsys):

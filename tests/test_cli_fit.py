@@ -183,6 +183,17 @@ def test_a_setting_no_estimator_takes_is_refused_before_the_data_is_read(
     assert read == [] and not output.exists()
 
 
+def test_a_task_a_pair_corpus_cannot_be_is_refused_before_the_data_is_read(
+    tmp_path, capsys, monkeypatch
+):
+    read = []
+    monkeypatch.setattr("skattn._cli._fit.training_data", lambda args: read.append(args))
+    argv = ["--dataset", "sick", "--task", "regression", "--set", "max_epochs=0"]
+    assert _fit(tmp_path / "model.skattn", *argv) == 2
+    assert "sick holds judgments of pairs; --task regression is not" in capsys.readouterr().err
+    assert read == []
+
+
 def test_whole_number_labels_with_a_missing_one_are_read_as_ints(toy, tmp_path, capsys):
     # JSON's null leaves the other labels as Python ints in an object array.
     X, y = toy

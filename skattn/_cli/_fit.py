@@ -63,9 +63,7 @@ def training_data(args) -> tuple[str, list, object]:
     corpus = load_dataset(
         args.dataset, text_column=args.text_column, label_column=args.label_column
     )
-    if args.dataset in PAIR_CORPORA:
-        if args.task not in ("auto", "classification"):
-            raise UsageError(f"{args.dataset} holds judgments of pairs; --task {args.task} is not")
+    if args.dataset in PAIR_CORPORA:  # --task checked by possible_kinds
         kind, X, y, mask = "pairs", corpus.X, corpus.y, corpus.test_mask
         say(f"{args.dataset}: pairs of texts with a judgment")
     else:
@@ -157,6 +155,8 @@ def possible_kinds(args) -> list[str]:
     from skattn.compare._io import PAIR_CORPORA
 
     if args.dataset in PAIR_CORPORA:
+        if args.task not in ("auto", "classification"):
+            raise UsageError(f"{args.dataset} holds judgments of pairs; --task {args.task} is not")
         return ["pairs"]
     return [args.task] if args.task != "auto" else ["classification", "regression"]
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import csv
+import datetime
+import decimal
 import itertools
 import json
+import math
 import sys
 from collections.abc import Callable, Iterable, Iterator
 
@@ -35,13 +38,17 @@ def predict(args) -> int:
         check_suffix(args.output, CSV_SUFFIXES + JSONL_SUFFIXES, "predict")
     keep = args.keep or []
     _check_kept_columns(keep, args, source)
+    # The first document is read before the model is loaded: an input that
+    # fails at once (a missing column, a bad byte) costs no loading.
+    inputs = _input_rows(args, source, keep)
+    inputs = itertools.chain(list(itertools.islice(inputs, 1)), inputs)
     model = load_model(args, artefacts=True)
     columns = _prediction_columns(model)
     clashes = sorted(set(keep) & set(columns))
     if clashes:
         raise UsageError(f"--keep {clashes[0]}: the predictions have a column of that name")
     jsonl = args.output is not None and args.output.suffix.lower() in JSONL_SUFFIXES
-    chunks = _row_chunks(model, _input_rows(args, source, keep), args.chunk_size, not jsonl)
+    chunks = _row_chunks(model, inputs, args.chunk_size, not jsonl)
     # The first chunk is read and predicted before anything is written: an
     # input or a model that fails at once leaves standard output empty.
     first = next(chunks, [])
@@ -63,6 +70,8 @@ def _check_kept_columns(keep: list[str], args, source) -> None:
     """Refuse a ``--keep`` the input cannot give: no table, the text's column, a repeat."""
     if not keep:
         return
+    if "" in keep:
+        raise UsageError("--keep needs a column's name")
     if args.text or source == STDIN:
         where = "--text" if args.text else "standard input"
         raise UsageError(f"--keep copies columns of an input table; {where} has none")
@@ -99,7 +108,10 @@ def _row_chunks(
     for chunk in iter_chunks(inputs, chunk_size):
         texts = [text for text, _ in chunk]
         rows = _prediction_rows(model, texts)
-        rows = [{**_kept(kept, csv_rows), **row} for (_, kept), row in zip(chunk, rows)]
+        rows = [
+            {**_kept(kept, csv_rows, position), **row}
+            for position, ((_, kept), row) in enumerate(zip(chunk, rows), done)
+        ]
         if csv_rows:
             for position, row in enumerate(rows, done):
                 _check_csv_row(row, position)
@@ -107,19 +119,39 @@ def _row_chunks(
         yield rows
 
 
-def _kept(values: dict, csv_rows: bool) -> dict:
-    """Kept column values for a row: as read for JSON Lines; a CSV cell's text for CSV.
+def _kept(values: dict, csv_rows: bool, position: int) -> dict:
+    """Kept column values for the row of document ``position``, as JSON or a CSV cell holds them.
 
-    A CSV cell holds text: None becomes an empty cell, any other value
-    that is not a string its JSON (``true``, ``[1, 2]``), as a multi-label
-    row's labels are written.
+    JSON's own values (text, numbers, booleans, lists, objects) stay as
+    read; a missing number (NaN, infinite) is ``null``, a date or time its
+    ISO text, a decimal its exact text. A CSV cell holds a string as it is,
+    ``null`` as an empty cell, anything else as its JSON (``true``, ``[1, 2]``).
     """
+    ready = {name: _json_ready(value, name, position) for name, value in values.items()}
     if not csv_rows:
-        return values
+        return ready
     return {
         name: value if isinstance(value, str) else "" if value is None else json_text(value)
-        for name, value in values.items()
+        for name, value in ready.items()
     }
+
+
+def _json_ready(value, name: str, position: int):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return str(value) if value.is_finite() else None
+    try:  # JSON's own values, nested ones included, and nothing else
+        json_text(value, allow_nan=False)
+    except (TypeError, ValueError):
+        shown = repr(value)[:60]
+        raise ValueError(
+            f"X[{position}]: its column {name!r} holds {shown} ({type(value).__name__}), which a "
+            "prediction row cannot hold; --keep a column of text, numbers, dates or JSON values"
+        ) from None
+    return value
 
 
 def _row_writer(handle, jsonl: bool, columns: list[str]) -> Callable[[dict], None]:
@@ -128,8 +160,8 @@ def _row_writer(handle, jsonl: bool, columns: list[str]) -> Callable[[dict], Non
     A CSV gets its header at once, so that an input without documents
     still gives a file that names its columns.
     """
-    if jsonl:  # a kept value JSON cannot hold (a Parquet date) is written as its text
-        return lambda row: handle.write(json_text(row, default=str) + "\n")
+    if jsonl:
+        return lambda row: handle.write(json_text(row) + "\n")
     # Standard output gets plain newlines; a file, CSV's own \r\n.
     ending = "\n" if handle is sys.stdout else "\r\n"
     writer = csv.DictWriter(handle, fieldnames=columns, lineterminator=ending)

@@ -229,13 +229,11 @@ def read_documents_keeping(
     fmt = _checked(path, format)
     if fmt == "lines":
         raise DocumentFileError(path, None, f"holds one document a line: it has no {keep[0]!r}")
-    unit = _UNITS.get(fmt, "line")
-    for line, record in _records(Path(path), fmt, (text_column, *keep), None):
-        if not isinstance(record, dict):
-            found = _kind(record)
-            raise DocumentFileError(path, line, f"expected a JSON object, found {found}", unit)
-        kept = {name: _value(record, name, path, line, unit) for name in keep}
-        yield _text_of(record, text_column, path, line, unit), kept
+    records = _numbered_records(Path(path), fmt, (text_column, *keep), None)
+    return (
+        (_text_of(record, text_column, *where), {name: record[name] for name in keep})
+        for where, record in records
+    )
 
 
 def read_records(
@@ -287,15 +285,21 @@ def read_records(
 
 
 def _table_records(path: Path, fmt: str, columns, fieldnames) -> Iterator[dict]:
+    return (record for _, record in _numbered_records(path, fmt, columns, fieldnames))
+
+
+def _numbered_records(
+    path: Path, fmt: str, columns, fieldnames
+) -> Iterator[tuple[tuple[Path, int, str], dict]]:
+    """Each record (only ``columns``, each checked present), with where it is: path, line, unit."""
     unit = _UNITS.get(fmt, "line")
     for line, record in _records(path, fmt, columns, fieldnames):
         if not isinstance(record, dict):
             found = _kind(record)
             raise DocumentFileError(path, line, f"expected a JSON object, found {found}", unit)
-        if columns is None:
-            yield record
-        else:
-            yield {name: _value(record, name, path, line, unit) for name in columns}
+        if columns is not None:
+            record = {name: _value(record, name, path, line, unit) for name in columns}
+        yield (path, line, unit), record
 
 
 def _checked(path: str | os.PathLike, format: str | None) -> str:

@@ -159,6 +159,9 @@ def text_input_tags(tags):
 #: The kinds of missing value an object array can hold, by type name (pandas' without pandas).
 _MISSING_TYPES = {"NoneType": "None", "NAType": "pandas.NA", "NaTType": "NaT"}
 
+#: Labels whose != is plain (a NaN alone differs from itself): an array of them is compared at once.
+_PLAIN_LABELS = (str, int, float, np.floating, np.integer, np.bool_)
+
 
 def first_missing(values: np.ndarray) -> tuple[int, str] | None:
     """The first missing value's flat position and kind (None, NaN, pandas' NA or NaT), if any.
@@ -181,10 +184,10 @@ def first_missing(values: np.ndarray) -> tuple[int, str] | None:
     objects = flat.tolist()
     # The types present, at C speed: labels of str or int alone are not walked one by one.
     types = set(map(type, objects))
-    if not any(t.__name__ in _MISSING_TYPES for t in types):
-        if not any(issubclass(t, (float, np.floating)) for t in types):
-            return None
-        # Only a float can be missing here, and NaN alone differs from itself.
+    if not any(t.__name__ in _MISSING_TYPES or issubclass(t, (float, np.floating)) for t in types):
+        return None
+    if all(issubclass(t, _PLAIN_LABELS) for t in types):
+        # Among these only a float can be missing, and NaN alone differs from itself.
         nan = np.flatnonzero(flat != flat)
         return (int(nan[0]), "NaN") if len(nan) else None
     for position, value in enumerate(objects):
