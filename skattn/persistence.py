@@ -158,6 +158,11 @@ LOAD_MAY_SET = frozenset(
     }
 )
 _PASS_AGAIN = "$pass_again"
+#: What the saved code made of PROBE_TEXT, beside a _PASS_AGAIN marker.
+_PROBE = "$probe"
+#: A text the code of NEEDED_TO_READ_TEXT is run on when saved and when passed again:
+#: code that splits it otherwise would read documents otherwise than the fitted model.
+PROBE_TEXT = "It's 3.5 GREAT, café-au-lait!\nA second line; 東京 here. Third? Yes:\tok."
 _TUPLE = "$tuple"
 _TORCH_OPTIM = "$torch_optim"
 _ESTIMATOR = "$estimator"
@@ -227,7 +232,9 @@ def _encode_param(owner: str, name: str, value: Any) -> Any:
         return {_ESTIMATOR: _describe(value)}
     if isinstance(value, type) and getattr(torch.optim, value.__name__, None) is value:
         return {_TORCH_OPTIM: value.__name__}
-    if name in NEEDED_TO_READ_TEXT + TRAINING_ONLY_OBJECTS:
+    if name in NEEDED_TO_READ_TEXT:
+        return {_PASS_AGAIN: type(value).__name__, _PROBE: _probe(name, value)}
+    if name in TRAINING_ONLY_OBJECTS:
         return {_PASS_AGAIN: type(value).__name__}
     raise TypeError(
         f"save: the {name!r} parameter of {owner} is {value!r}, which a model file cannot "
@@ -235,6 +242,24 @@ def _encode_param(owner: str, name: str, value: Any) -> Any:
         f"stored or passed again). Set {name} to a name or a torch.optim class and refit, or "
         "use pickle/joblib for this model."
     )
+
+
+def _probe(name: str, value: Any) -> list[str] | None:
+    """What a tokenizer or sentence splitter ``value`` makes of PROBE_TEXT (None: it fails).
+
+    Built the way the encoder builds it, so a built-in name, a function and
+    None (the token pattern; no split) are told apart by what they do.
+    """
+    from skattn.text._encoder import TextEncoder
+
+    if name == "tokenizer":
+        function = TextEncoder(tokenizer=value, lowercase=False).build_analyzer()
+    else:
+        function = TextEncoder(sentence_split=value).build_sentence_splitter()
+    try:
+        return [str(part) for part in function(PROBE_TEXT)]
+    except Exception:  # the user's code: any failure means no probe to compare
+        return None
 
 
 def _describe(estimator) -> dict[str, Any]:
@@ -360,7 +385,8 @@ def _build(description: dict, overrides: dict, path, warned: list):
     if missing:
         raise _CodeNeeded(
             f"{path} was saved with {missing} set to code, which a model file cannot hold; "
-            f"pass the same again: load(path, {missing[0]}=...)."
+            f"pass the same again: load(path, {missing[0]}=...) (on the command line, "
+            f"--{missing[0].replace('_', '-')} MODULE:FUNCTION)."
         )
     # Parameters newer than the file: the caller's value, else what the
     # versions before the parameter did, else the default.
@@ -676,6 +702,15 @@ def _check_overrides(description: dict, params: dict, path) -> None:
         for name, value in params.items()
         if name not in LOAD_MAY_SET and not _same_or_code(name, saved.get(name), value)
     )
+    other_code = [name for name in replaced if _is_saved_code(saved.get(name))]
+    if other_code:
+        name = other_code[0]
+        raise TypeError(
+            f"load() got {name}={params[name]!r}, which splits {PROBE_TEXT!r} into "
+            f"{_probe(name, params[name])}; the model was fitted with "
+            f"{_saved_text(name, saved)}. Pass the {name} the model was fitted with: any other "
+            f"reads documents otherwise than it learned them ({path})."
+        )
     if replaced:
         shown = ", ".join(
             f"{name}={params[name]!r} (saved: {_saved_text(name, saved)})" for name in replaced
@@ -696,7 +731,8 @@ def _check_overrides(description: dict, params: dict, path) -> None:
 def _saved_text(name: str, saved: dict[str, list]) -> str:
     """How the refusal shows a parameter's saved value (an old file may not hold it)."""
     if name in saved:
-        return str(saved[name])
+        shown = [_shown(value) for value in saved[name]]
+        return shown[0] if len(set(shown)) == 1 else " and ".join(shown)
     if name in ABSENT_MEANS:
         return f"absent, which a file of its age means as {ABSENT_MEANS[name]!r}"
     return "absent"
@@ -714,6 +750,17 @@ def _saved_values(description: dict) -> dict[str, list]:
     return values
 
 
+def _is_saved_code(saved: list | None) -> bool:
+    return any(isinstance(value, dict) and _PASS_AGAIN in value for value in saved or [])
+
+
+def _shown(stored: Any) -> str:
+    """A saved value as the refusal shows it; saved code by what it made of PROBE_TEXT."""
+    if isinstance(stored, dict) and _PASS_AGAIN in stored:
+        return f"a {stored[_PASS_AGAIN]} that split {PROBE_TEXT!r} into {stored.get(_PROBE)}"
+    return repr(_data_from_json(stored))
+
+
 def _same_or_code(name: str, saved: list | None, value: Any) -> bool:
     """Whether passing ``value`` changes nothing fitted: code passed again, or the saved value.
 
@@ -726,6 +773,8 @@ def _same_or_code(name: str, saved: list | None, value: Any) -> bool:
         return False
     for stored in saved:
         if isinstance(stored, dict) and _PASS_AGAIN in stored:
+            if stored.get(_PROBE) is not None and _probe(name, value) != stored[_PROBE]:
+                return False  # the code passed again reads text otherwise
             continue
         try:
             if not bool(_data_from_json(stored) == value):

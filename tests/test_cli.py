@@ -461,6 +461,16 @@ def artefact(saved_model, tmp_path_factory):
     return path
 
 
+@pytest.mark.parametrize(
+    ("option", "value"), [("--tokenizer", "whitespace"), ("--sentence-split", "os.path:split")]
+)
+def test_an_artefact_refuses_text_settings_of_its_own(option, value, artefact, capsys):
+    argv = ["predict", str(artefact), "--text", "a fine film", option, value]
+    assert main(argv) == 2
+    said = capsys.readouterr()
+    assert f"{option} is for a model file saved with code" in said.err and said.out == ""
+
+
 @pytest.mark.parametrize("flag", ["--version", "--help"])
 def test_version_and_help_import_neither_torch_nor_sklearn(flag):
     done = run_cli(flag, python_options=["-X", "importtime"])

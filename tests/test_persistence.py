@@ -30,7 +30,7 @@ from _common import (
     write_members,
     write_signed,
 )
-from estimators import SMALL_ESTIMATORS, KeepOptimizer, small_self_attentive
+from estimators import SMALL_ESTIMATORS, KeepOptimizer, small_hierarchical, small_self_attentive
 
 DATA = Path(__file__).parent / "data"
 #: How close probabilities computed in float32 on another CPU must be to
@@ -221,6 +221,37 @@ def test_code_needed_to_read_text_must_be_passed_again(toy, tmp_path):
     with pytest.raises(ValueError, match=r"\['tokenizer'\].*load\(path, tokenizer=\.\.\.\)"):
         load(path)
     np.testing.assert_array_equal(load(path, tokenizer=str.split).predict(X), clf.predict(X))
+
+
+def _characters(text):
+    return [character for character in text if not character.isspace()]
+
+
+def _lines(text):
+    return [line for line in text.split("\n") if line]
+
+
+def test_code_passed_again_must_read_text_as_the_saved_code_did(toy, tmp_path):
+    X, y = toy
+    clf = small_self_attentive(tokenizer=_characters, max_epochs=1).fit(X, y)
+    path = save(clf, tmp_path / "m.skattn")
+    # Another function, another built-in name, the default pattern: each would
+    # read the documents otherwise, and each is refused naming both splits.
+    for other in (str.split, "whitespace", None):
+        with pytest.raises(TypeError, match=r"splits .* into .*the model was fitted with a func"):
+            load(path, tokenizer=other)
+    # The same function, and the built-in name that splits the same way, read as fitted.
+    for same in (_characters, "characters"):
+        np.testing.assert_allclose(
+            load(path, tokenizer=same).predict_proba(X), clf.predict_proba(X), rtol=1e-5
+        )
+
+    han = small_hierarchical(sentence_split=_lines, max_epochs=1).fit(X, y)
+    han_path = save(han, tmp_path / "han.skattn")
+    with pytest.raises(TypeError, match="sentence_split='punctuation', which splits"):
+        load(han_path, sentence_split="punctuation")
+    restored = load(han_path, sentence_split="lines")  # splits the probe text as _lines does
+    np.testing.assert_allclose(restored.predict_proba(X), han.predict_proba(X), rtol=1e-5)
 
 
 def test_training_only_objects_come_back_as_defaults_with_a_warning(toy, tmp_path):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from skattn._cli._extras import require_extra
 from skattn._cli._output import import_function
-from skattn._cli._parser import TOKENIZER_NAMES
+from skattn._cli._parser import TOKENIZER_NAMES, UsageError
 
 #: The member of a model file (skattn.persistence.METADATA) and those of an artefact
 #: (skattn.serving._artifact.CONFIG and NETWORK), spelled here so as to import neither
@@ -132,6 +132,13 @@ def load_model(args, artefacts: bool = False):
         raise FileNotFoundError(f"model file {args.model}: no such file")
     kinds = ("model", "artefact") if artefacts else ("model",)
     if check_kind(args.model, args.command, *kinds) == "artefact":
+        given = [flag for flag in ("tokenizer", "sentence_split") if getattr(args, flag, None)]
+        if given:
+            option = "--" + given[0].replace("_", "-")
+            raise UsageError(
+                f"{option} is for a model file saved with code; {args.model} is an artefact, "
+                "which carries its own text settings"
+            )
         return load_artefact(args.model)
     from skattn.estimators._pairs import SelfAttentivePairModel
     from skattn.persistence import load

@@ -408,7 +408,9 @@ def _export_parser(commands) -> None:
     export.add_argument(
         "--tokenizer",
         default=None,
-        help=f"for a model saved with a built-in tokenizer name {list(TOKENIZER_NAMES)}",
+        help="for a model fitted with a tokenizer function that splits text as a built-in "
+        f"one does: its name {list(TOKENIZER_NAMES)} (checked against the saved function on a "
+        "probe text)",
     )
     _sentence_split_argument(export)
     export.add_argument("--force", action="store_true", help="overwrite an existing output")
