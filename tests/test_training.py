@@ -104,3 +104,62 @@ def test_auto_token_batches_cap_documents_and_tokens(make, toy):
     assert max(len(b) for b in batches) == 16
     assert max(tokens) <= AUTO_TOKENS_PER_DOCUMENT * 16
     assert model.net_.training_steps(dataset) == len(batches)
+
+
+def _history(scores, losses):
+    from skorch.history import History
+
+    history = History()
+    for score, loss in zip(scores, losses):
+        history.new_epoch()
+        history.record("valid_acc", score)
+        history.record("valid_loss", loss)
+    return history
+
+
+@pytest.mark.parametrize(
+    ("scores", "losses", "best"),
+    [
+        ([0.8, 0.9], [0.5, 0.6], True),  # a better score, whatever the loss
+        ([0.9, 0.8], [0.5, 0.1], False),  # a worse score, whatever the loss
+        ([1.0, 1.0, 1.0], [0.5, 0.3, 0.2], True),  # a tie at a lower loss
+        ([1.0, 1.0, 1.0], [0.5, 0.2, 0.3], False),  # a tie, but not below the kept epoch's
+        ([0.5], [0.7], True),  # the first epoch
+    ],
+)
+def test_the_best_epoch_is_the_best_score_then_the_lowest_loss(scores, losses, best):
+    from types import SimpleNamespace
+
+    from skattn.training._net import BestEpoch
+
+    net = SimpleNamespace(history=_history(scores, losses))
+    assert BestEpoch("valid_acc", lower_is_better=False)(net) is best
+    # Lower is better: the same histories with the scores negated.
+    net = SimpleNamespace(history=_history([-s for s in scores], losses))
+    renamed = BestEpoch("valid_acc", lower_is_better=True)
+    assert renamed(net) is best
+
+
+def test_a_saturated_validation_score_keeps_training_the_restored_model():
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    # The multi-label guide's tickets: the held-out macro-F1 reaches 1.0 in
+    # the second epoch; the model restored must be the one of the lowest
+    # validation loss among those epochs, not the second epoch's.
+    tags = [["billing"], ["billing", "bug"], ["bug"], [], ["login", "bug"]] * 20
+    tickets = [
+        "charged twice this month",
+        "the invoice page crashes",
+        "app crashes on start",
+        "thanks, all good now",
+        "cannot log in, the page crashes",
+    ] * 20
+    Y = MultiLabelBinarizer().fit_transform(tags)
+    model = small_self_attentive(max_epochs=10, lr=0.01).fit(tickets, Y)
+    history = model.history_
+    f1, loss = np.array(history[:, "valid_f1"]), np.array(history[:, "valid_loss"])
+    tied = np.flatnonzero(f1 == f1.max())
+    assert len(tied) > 1, f1  # the case this test is about
+    kept = max(i for i, saved in enumerate(history[:, "event_cp"]) if saved)
+    assert kept == tied[np.argmin(loss[tied])]
+    np.testing.assert_array_equal(model.predict(tickets[:5]), Y[:5])

@@ -869,6 +869,57 @@ VALIDATION_MONITORS = {
 }
 
 
+class BestEpoch:
+    """The checkpoint's test: a better validation score, or an equal one at a lower loss.
+
+    On a small validation split accuracy and macro-F1 reach their best (often
+    1.0) within an epoch or two and stay there; taking only a strictly better
+    score as best kept the first of those epochs, and the fitted model was
+    the one of that epoch, not of the training that followed. An equal score
+    at a lower validation loss is the better model.
+
+    Parameters
+    ----------
+    monitor : str
+        The history key of the score (``"valid_acc"``, ``"valid_f1"``, ``"valid_loss"``).
+    lower_is_better : bool
+
+    Examples
+    --------
+    >>> from skorch.history import History
+    >>> history = History()
+    >>> for acc, loss in [(0.9, 0.5), (1.0, 0.4), (1.0, 0.1)]:
+    ...     history.new_epoch()
+    ...     history.record("valid_acc", acc)
+    ...     history.record("valid_loss", loss)
+    >>> class Net:
+    ...     pass
+    >>> net = Net()
+    >>> net.history = history
+    >>> BestEpoch("valid_acc", lower_is_better=False)(net)
+    True
+    """
+
+    def __init__(self, monitor: str, lower_is_better: bool):
+        self.monitor = monitor
+        self.lower_is_better = lower_is_better
+
+    def __call__(self, net) -> bool:
+        sign = -1.0 if self.lower_is_better else 1.0
+        *earlier, current = [
+            (sign * epoch[self.monitor], epoch.get("valid_loss"))
+            for epoch in net.history
+            if epoch.get(self.monitor) is not None
+        ]
+        scores = [score for score, _ in earlier]
+        if not scores or current[0] > max(scores):
+            return True
+        if current[0] < max(scores) or current[1] is None:
+            return False
+        tied = [loss for score, loss in earlier if score == current[0] and loss is not None]
+        return not tied or current[1] < min(tied)
+
+
 class ValidationMacroF1(Callback):
     """Each epoch, the validation split's macro-F1 at each label's tuned threshold.
 
@@ -962,8 +1013,9 @@ def validation_callbacks(
     reason, they follow the validation macro-F1 at tuned thresholds
     (:class:`ValidationMacroF1`, which needs ``valid``). For regression they
     follow the validation loss (the squared error). The checkpoint (in
-    ``checkpoint_dir``) is loaded back when training ends, also after
-    Ctrl-C or early stopping.
+    ``checkpoint_dir``) keeps the best epoch by that score, an equal score
+    at a lower validation loss counting as better (:class:`BestEpoch`), and
+    is loaded back when training ends, also after Ctrl-C or early stopping.
 
     Examples
     --------
@@ -987,7 +1039,7 @@ def validation_callbacks(
         )
     if checkpoint_dir is not None:
         checkpoint = Checkpoint(
-            monitor=f"{monitor}_best",
+            monitor=BestEpoch(monitor, lower_is_better),
             dirname=str(checkpoint_dir),
             f_optimizer=None,
             f_criterion=None,
