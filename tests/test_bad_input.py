@@ -59,6 +59,11 @@ CATALOGUE = {
         y=pd.Series(["pos", "neg", "pos", None], dtype="category"), match=r"NaN \(y\[3\]\)"
     ),
     "continuous labels": case(y=[0.1, 0.2, 0.3, 0.4], match="continuous|Unknown label"),
+    # numpy's message was about shapes, or "Unknown label type"
+    "lists of labels of unequal lengths": case(
+        y=[["pos", "neg"], ["pos"], ["neg"], ["pos"]], match=r"collections of labels \(y\[0\]"
+    ),
+    "sets of labels": case(y=[{"pos"}, {"neg"}, {"pos"}, {"neg"}], match="MultiLabelBinarizer"),
     "2-D labels, none set": case(y=np.zeros((4, 2)), match="each the same in every document"),
     "2-D labels, not 0/1": case(y=np.array([["a", "b"]] * 4), match="indicator matrix"),
     "negative sample weight": case(params={"_sample_weight": [1, -1, 1, 1]}, match="sample_weight"),

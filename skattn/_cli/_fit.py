@@ -72,7 +72,8 @@ def training_data(args) -> tuple[str, list, object]:
         if task.name == "multilabel":
             raise UsageError(
                 "fit learns one label (or one number) per document; a multi-label model is "
-                "fitted in Python, with the label names kept (see the multi-label guide)"
+                "fitted in Python, where the MultiLabelBinarizer that makes y keeps the label "
+                "names (see the multi-label guide)"
             )
         kind, X, y, mask = task.name, task.X, _whole_numbers(task), task.test_mask
     if mask is not None:  # a corpus with a fixed test part: fit on its training part

@@ -80,8 +80,9 @@ _CSS = (
     "span.tok{padding:1px 2px;margin:1px;border-radius:2px;display:inline-block}"
     ".doc b{unicode-bidi:isolate}"
     ".legend{font-size:.85em;color:#333;margin:.3em 0 1em}"
-    ".legend span.sw{display:inline-block;width:2.2em;text-align:center;margin-right:2px;"
-    "border:1px solid #ddd}"
+    ".legend span.sw{display:inline-block;min-width:2.2em;padding:0 .15em;text-align:center;"
+    "margin-right:2px;border:1px solid #ddd}"
+    ".legend span.scale{white-space:nowrap;margin-right:.6em}"
     "table.sa{border-collapse:collapse;margin-top:.3em}"
     "table.sa td{padding:1px 3px;text-align:center;white-space:nowrap;border:1px solid #fff}"
     "table.sa td.cell{height:.9em}"
@@ -398,13 +399,15 @@ def _hierarchical_html(record: dict) -> str:
     return "".join(lines)
 
 
-def _swatches(colour, weights=_LEGEND_WEIGHTS, labels=None, scale=intensity) -> str:
+def _swatches(colour, weights=_LEGEND_WEIGHTS, labels=None, scale=intensity, name: str = "") -> str:
+    """One colour scale of the legend, on one line, after its ``name``."""
     labels = labels or [f"{w:g}" for w in weights]
-    return "".join(
+    cells = "".join(
         f'<span class="sw" style="background-color:{_rgba(*colour, scale(w))}'
         f'{";color:#fff" if scale(w) > 0.6 else ""}">{label}</span>'
         for w, label in zip(weights, labels)
     )
+    return f'<span class="scale">{name + " " if name else ""}{cells}</span>'
 
 
 def _legend(records: list[dict]) -> str:
@@ -414,9 +417,8 @@ def _legend(records: list[dict]) -> str:
             "Sentence weight p<sub>s</sub> in red (left of each sentence); word weight shown as "
             "√p<sub>s</sub>·p<sub>w</sub> in blue (Yang et al. 2016, Fig. 5), both on a linear "
             "scale. "
-            + _swatches((255, 0, 0), scale=linear_intensity)
-            + " "
-            + _swatches((0, 0, 255), scale=linear_intensity)
+            + _swatches((255, 0, 0), scale=linear_intensity, name="sentences")
+            + _swatches((0, 0, 255), scale=linear_intensity, name="words")
         )
     if any("attention" in r for r in records):
         parts.append(

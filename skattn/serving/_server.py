@@ -93,7 +93,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     >>> parser.parse_args(["model.onnx.zip", "--workers", "2"]).workers
     2
     """
-    parser.add_argument("artifact", type=Path, help="an artefact written by skattn.serving.export")
+    parser.add_argument(
+        "artifact",
+        type=Path,
+        metavar="ARTEFACT",
+        help="an artefact written by skattn.serving.export",
+    )
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
     )

@@ -79,19 +79,23 @@ def _as_document_list(X: Any, name: str) -> list:
     return list(X)
 
 
-def check_same_length(n_documents: int, y) -> None:
-    """Raise if ``y`` does not hold one label per document.
+def check_same_length(n_documents: int, y, what: str = "labels") -> None:
+    """Raise if ``y`` does not hold one label (or target: ``what``) per document.
 
     ``y`` may be a sparse indicator matrix (its rows are counted).
 
     Examples
     --------
     >>> check_same_length(2, ["pos", "neg"])
+    >>> check_same_length(2, [0.5], what="targets")
+    Traceback (most recent call last):
+    ...
+    ValueError: X has 2 documents but y has 1 targets; they must match.
     """
     n_labels = y.shape[0] if sp.issparse(y) else len(y)
     if n_labels != n_documents:
         raise ValueError(
-            f"X has {n_documents} documents but y has {n_labels} labels; they must match."
+            f"X has {n_documents} documents but y has {n_labels} {what}; they must match."
         )
 
 
@@ -272,8 +276,40 @@ def is_indicator_matrix(y: Any) -> bool:
         return False
     if sp.issparse(y):
         return True
+    _refuse_lists_of_labels(y)
     shape = np.shape(y.to_numpy() if hasattr(y, "to_numpy") else y)
     return len(shape) == 2 and shape[1] > 1
+
+
+def _refuse_lists_of_labels(y: Any) -> None:
+    """Refuse label collections that are not a matrix (``[["bug", "login"], ["billing"]]``).
+
+    numpy fails on lists of unequal lengths with a message about shapes,
+    and reads sets as single objects; a multi-label ``y`` is an indicator
+    matrix, which MultiLabelBinarizer makes from exactly such lists. Lists
+    of equal length are left to :func:`check_indicator_matrix`: they may
+    be one.
+    """
+    if isinstance(y, (list, tuple)):
+        items = y
+    elif getattr(getattr(y, "dtype", None), "kind", None) == "O" and np.ndim(y) == 1:
+        items = y.tolist()
+    else:
+        return
+    if not len(items) or not isinstance(items[0], (list, tuple, set, frozenset)):
+        return
+    ragged = isinstance(items[0], (set, frozenset)) or len(set(map(_length, items))) > 1
+    if ragged:
+        raise ValueError(
+            f"y holds collections of labels (y[0] is {items[0]!r}); a multi-label y is a 0/1 "
+            "indicator matrix, one column per label: "
+            "sklearn.preprocessing.MultiLabelBinarizer().fit_transform(y) makes one (keep the "
+            "binarizer: its classes_ name the columns)."
+        )
+
+
+def _length(item: Any) -> int:
+    return len(item) if isinstance(item, (list, tuple, set, frozenset)) else -1
 
 
 def check_indicator_matrix(y: Any, n_samples: int) -> np.ndarray:
@@ -391,7 +427,7 @@ def check_targets(y: Any, n_samples: int) -> np.ndarray:
         raise ValueError(
             f"y has shape {raw.shape}; expected (n_documents,) or (n_documents, n_outputs)."
         )
-    check_same_length(n_samples, raw)
+    check_same_length(n_samples, raw, what="targets")
     targets = raw.astype(np.float64)
     if not np.isfinite(targets).all():
         raise ValueError("y holds NaN or infinite values; every document needs a finite target.")
