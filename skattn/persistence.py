@@ -158,11 +158,18 @@ LOAD_MAY_SET = frozenset(
     }
 )
 _PASS_AGAIN = "$pass_again"
-#: What the saved code made of PROBE_TEXT, beside a _PASS_AGAIN marker.
+#: How the saved code read PROBE_TEXTS, beside a _PASS_AGAIN marker.
 _PROBE = "$probe"
-#: A text the code of NEEDED_TO_READ_TEXT is run on when saved and when passed again:
-#: code that splits it otherwise would read documents otherwise than the fitted model.
-PROBE_TEXT = "It's 3.5 GREAT, café-au-lait!\nA second line; 東京 here. Third? Yes:\tok."
+#: Texts the model's reading (its text settings with the code of NEEDED_TO_READ_TEXT) is
+#: run on when saved and when the code is passed again: code that reads them otherwise
+#: would read documents otherwise than the fitted model. Plain ASCII first, so that code
+#: that refuses other characters is still compared on it.
+PROBE_TEXTS = (
+    "It's 3.5 GREAT, ok!\nA second line; here. Third? Yes:\tok.",
+    "Café-au-lait à 東京 — naïve 😀 x2",
+)
+#: The estimator parameters that decide how a text is read (TextEncoder's).
+READING = ("lowercase", "strip_accents", "token_pattern", "tokenizer", "analyzer", "sentence_split")
 _TUPLE = "$tuple"
 _TORCH_OPTIM = "$torch_optim"
 _ESTIMATOR = "$estimator"
@@ -232,9 +239,7 @@ def _encode_param(owner: str, name: str, value: Any) -> Any:
         return {_ESTIMATOR: _describe(value)}
     if isinstance(value, type) and getattr(torch.optim, value.__name__, None) is value:
         return {_TORCH_OPTIM: value.__name__}
-    if name in NEEDED_TO_READ_TEXT:
-        return {_PASS_AGAIN: type(value).__name__, _PROBE: _probe(name, value)}
-    if name in TRAINING_ONLY_OBJECTS:
+    if name in NEEDED_TO_READ_TEXT + TRAINING_ONLY_OBJECTS:
         return {_PASS_AGAIN: type(value).__name__}
     raise TypeError(
         f"save: the {name!r} parameter of {owner} is {value!r}, which a model file cannot "
@@ -244,31 +249,42 @@ def _encode_param(owner: str, name: str, value: Any) -> Any:
     )
 
 
-def _probe(name: str, value: Any) -> list[str] | None:
-    """What a tokenizer or sentence splitter ``value`` makes of PROBE_TEXT (None: it fails).
+def _reading(settings: dict) -> list:
+    """How text settings read each of PROBE_TEXTS: its sentences' tokens, or None if code fails.
 
-    Built the way the encoder builds it, so a built-in name, a function and
-    None (the token pattern; no split) are told apart by what they do.
+    The encoder's own reading (lowercasing, the token pattern, the
+    tokenizer, the sentence splitter, empty sentences dropped), so code is
+    told apart from other code, a built-in name or None by what the model
+    would read, not by how it is written.
     """
     from skattn.text._encoder import TextEncoder
 
-    if name == "tokenizer":
-        function = TextEncoder(tokenizer=value, lowercase=False).build_analyzer()
-    else:
-        function = TextEncoder(sentence_split=value).build_sentence_splitter()
-    try:
-        return [str(part) for part in function(PROBE_TEXT)]
-    except Exception:  # the user's code: any failure means no probe to compare
-        return None
+    encoder = TextEncoder(**{name: settings[name] for name in READING if name in settings})
+    readings = []
+    for text in PROBE_TEXTS:
+        try:
+            readings.append(
+                [[str(token) for token in part] for part in encoder.tokenize([text])[0]]
+            )
+        except Exception:  # the user's code: a failure is part of how it reads
+            readings.append(None)
+    return readings
 
 
 def _describe(estimator) -> dict[str, Any]:
     owner = type(estimator).__name__
     params = estimator.get_params(deep=False)
-    return {
-        "class": owner,
-        "params": {name: _encode_param(owner, name, value) for name, value in params.items()},
-    }
+    encoded = {name: _encode_param(owner, name, value) for name, value in params.items()}
+    code = [name for name in NEEDED_TO_READ_TEXT if _is_code_marker(encoded.get(name))]
+    if code:  # stored beside the code, so that load can check the code passed again
+        reading = _reading(params)
+        for name in code:
+            encoded[name][_PROBE] = reading
+    return {"class": owner, "params": encoded}
+
+
+def _is_code_marker(value: Any) -> bool:
+    return isinstance(value, dict) and _PASS_AGAIN in value
 
 
 def _state_to_json(state: FittedState) -> dict[str, Any]:
@@ -702,15 +718,7 @@ def _check_overrides(description: dict, params: dict, path) -> None:
         for name, value in params.items()
         if name not in LOAD_MAY_SET and not _same_or_code(name, saved.get(name), value)
     )
-    other_code = [name for name in replaced if _is_saved_code(saved.get(name))]
-    if other_code:
-        name = other_code[0]
-        raise TypeError(
-            f"load() got {name}={params[name]!r}, which splits {PROBE_TEXT!r} into "
-            f"{_probe(name, params[name])}; the model was fitted with "
-            f"{_saved_text(name, saved)}. Pass the {name} the model was fitted with: any other "
-            f"reads documents otherwise than it learned them ({path})."
-        )
+    _check_code_passed_again(description, params, path)
     if replaced:
         shown = ", ".join(
             f"{name}={params[name]!r} (saved: {_saved_text(name, saved)})" for name in replaced
@@ -750,14 +758,57 @@ def _saved_values(description: dict) -> dict[str, list]:
     return values
 
 
-def _is_saved_code(saved: list | None) -> bool:
-    return any(isinstance(value, dict) and _PASS_AGAIN in value for value in saved or [])
+def _check_code_passed_again(description: dict, params: dict, path) -> None:
+    """Refuse code passed again that reads PROBE_TEXTS otherwise than the saved code did.
+
+    At each level of the description whose tokenizer or sentence splitter
+    was code, once all of that code is passed again. A file written before
+    the readings were stored cannot be checked: a name or None passed in
+    place of its code is warned about.
+    """
+    saved = description["params"]
+    code = [name for name in NEEDED_TO_READ_TEXT if _is_code_marker(saved.get(name))]
+    if code and all(name in params for name in code):
+        expected = saved[code[0]].get(_PROBE)
+        settings = {name: _data_from_json(saved[name]) for name in READING if name in saved}
+        settings.update({name: params[name] for name in code})
+        if expected is None:
+            if not all(callable(params[name]) for name in code):
+                warnings.warn(
+                    f"{path} was written before skattn stored how its code reads text, so "
+                    f"{code} passed as a name or None cannot be checked against it.",
+                    UserWarning,
+                    stacklevel=4,
+                )
+        else:
+            _refuse_another_reading(expected, _reading(settings), code, params, path)
+    for value in saved.values():
+        if isinstance(value, dict) and _ESTIMATOR in value:
+            _check_code_passed_again(value[_ESTIMATOR], params, path)
+
+
+def _refuse_another_reading(expected: list, got: list, code: list, params: dict, path) -> None:
+    differs = [i for i, (a, b) in enumerate(zip(expected, got)) if a != b]
+    if not differs:
+        return
+    i = differs[0]
+    given = ", ".join(f"{name}={params[name]!r}" for name in code)
+    raise TypeError(
+        f"load() got {given}, which reads {PROBE_TEXTS[i]!r} as {_read_as(got[i])}; the model "
+        f"was fitted with code that read it as {_read_as(expected[i])}. Pass the code the "
+        f"model was fitted with: any other reads documents otherwise than it learned them "
+        f"({path})."
+    )
+
+
+def _read_as(reading: list | None) -> str:
+    return "an error" if reading is None else repr(reading)
 
 
 def _shown(stored: Any) -> str:
-    """A saved value as the refusal shows it; saved code by what it made of PROBE_TEXT."""
-    if isinstance(stored, dict) and _PASS_AGAIN in stored:
-        return f"a {stored[_PASS_AGAIN]} that split {PROBE_TEXT!r} into {stored.get(_PROBE)}"
+    """A saved value as the refusal shows it."""
+    if _is_code_marker(stored):
+        return f"a {stored[_PASS_AGAIN]}"
     return repr(_data_from_json(stored))
 
 
@@ -773,9 +824,7 @@ def _same_or_code(name: str, saved: list | None, value: Any) -> bool:
         return False
     for stored in saved:
         if isinstance(stored, dict) and _PASS_AGAIN in stored:
-            if stored.get(_PROBE) is not None and _probe(name, value) != stored[_PROBE]:
-                return False  # the code passed again reads text otherwise
-            continue
+            continue  # code passed again: checked by _check_code_passed_again
         try:
             if not bool(_data_from_json(stored) == value):
                 return False

@@ -227,8 +227,22 @@ def _characters(text):
     return [character for character in text if not character.isspace()]
 
 
+def _lower_words(text):
+    return text.lower().split()
+
+
+def _ascii_characters(text):
+    text.encode("ascii")  # refuses other characters
+    return _characters(text)
+
+
 def _lines(text):
     return [line for line in text.split("\n") if line]
+
+
+def _refused_for(path, **code):
+    with pytest.raises(TypeError, match=r"which reads .* as .*fitted with code that read it as"):
+        load(path, **code)
 
 
 def test_code_passed_again_must_read_text_as_the_saved_code_did(toy, tmp_path):
@@ -236,21 +250,28 @@ def test_code_passed_again_must_read_text_as_the_saved_code_did(toy, tmp_path):
     clf = small_self_attentive(tokenizer=_characters, max_epochs=1).fit(X, y)
     path = save(clf, tmp_path / "m.skattn")
     # Another function, another built-in name, the default pattern: each would
-    # read the documents otherwise, and each is refused naming both splits.
+    # read the documents otherwise, and each is refused naming both readings.
     for other in (str.split, "whitespace", None):
-        with pytest.raises(TypeError, match=r"splits .* into .*the model was fitted with a func"):
-            load(path, tokenizer=other)
-    # The same function, and the built-in name that splits the same way, read as fitted.
+        _refused_for(path, tokenizer=other)
+    # The same function, and the built-in name that reads the same way, read as fitted.
     for same in (_characters, "characters"):
         np.testing.assert_allclose(
             load(path, tokenizer=same).predict_proba(X), clf.predict_proba(X), rtol=1e-5
         )
 
+    # The model lowercases before its tokenizer: str.split reads as _lower_words there.
+    lower = save(
+        small_self_attentive(tokenizer=_lower_words, max_epochs=1).fit(X, y), tmp_path / "l"
+    )
+    assert load(lower, tokenizer="whitespace").tokenizer == "whitespace"
+    # Code that fails on some text: a name that reads that text is another reading.
+    ascii_only = small_self_attentive(tokenizer=_ascii_characters, max_epochs=1).fit(X, y)
+    _refused_for(save(ascii_only, tmp_path / "a"), tokenizer="characters")
+
     han = small_hierarchical(sentence_split=_lines, max_epochs=1).fit(X, y)
     han_path = save(han, tmp_path / "han.skattn")
-    with pytest.raises(TypeError, match="sentence_split='punctuation', which splits"):
-        load(han_path, sentence_split="punctuation")
-    restored = load(han_path, sentence_split="lines")  # splits the probe text as _lines does
+    _refused_for(han_path, sentence_split="punctuation")
+    restored = load(han_path, sentence_split="lines")  # reads the texts as _lines did
     np.testing.assert_allclose(restored.predict_proba(X), han.predict_proba(X), rtol=1e-5)
 
 

@@ -125,6 +125,9 @@ def _history(scores, losses):
         ([1.0, 1.0, 1.0], [0.5, 0.3, 0.2], True),  # a tie at a lower loss
         ([1.0, 1.0, 1.0], [0.5, 0.2, 0.3], False),  # a tie, but not below the kept epoch's
         ([0.5], [0.7], True),  # the first epoch
+        ([0.5, 0.4, float("nan")], [0.7, 0.6, 0.5], False),  # a NaN score is never best
+        ([float("nan"), 0.9], [0.7, 0.6], True),  # nor does it stand in the way
+        ([1.0, 1.0], [0.5, float("nan")], False),  # a tie at a NaN loss
     ],
 )
 def test_the_best_epoch_is_the_best_score_then_the_lowest_loss(scores, losses, best):

@@ -111,14 +111,17 @@ def load_artefact(path: Path):
 def code_to_pass_again(args) -> dict:
     """``load``'s parameters for code a model file cannot hold: a tokenizer, a sentence splitter."""
     params = {}
-    if args.tokenizer:
+    if args.tokenizer is not None:
         params["tokenizer"] = (
             args.tokenizer
             if args.tokenizer in TOKENIZER_NAMES
             else import_function("--tokenizer", args.tokenizer)
         )
-    if args.sentence_split:
-        params["sentence_split"] = import_function("--sentence-split", args.sentence_split)
+    split = args.sentence_split
+    if split is not None:  # a built-in name, as fit takes it, or module:function
+        params["sentence_split"] = (
+            import_function("--sentence-split", split) if ":" in split else split
+        )
     return params
 
 
@@ -132,7 +135,8 @@ def load_model(args, artefacts: bool = False):
         raise FileNotFoundError(f"model file {args.model}: no such file")
     kinds = ("model", "artefact") if artefacts else ("model",)
     if check_kind(args.model, args.command, *kinds) == "artefact":
-        given = [flag for flag in ("tokenizer", "sentence_split") if getattr(args, flag, None)]
+        flags = ("tokenizer", "sentence_split")
+        given = [flag for flag in flags if getattr(args, flag, None) is not None]
         if given:
             option = "--" + given[0].replace("_", "-")
             raise UsageError(

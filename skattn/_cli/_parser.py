@@ -328,7 +328,8 @@ def _sentence_split_argument(command) -> None:
         "--sentence-split",
         default=None,
         metavar="MODULE:FUNCTION",
-        help="for a HAN model saved with a custom sentence splitter: module:function (imported)",
+        help="for a HAN model saved with a custom sentence splitter: module:function "
+        '(imported), or a built-in name ("lines", "punctuation") that splits as it did',
     )
 
 

@@ -906,18 +906,20 @@ class BestEpoch:
 
     def __call__(self, net) -> bool:
         sign = -1.0 if self.lower_is_better else 1.0
-        *earlier, current = [
-            (sign * epoch[self.monitor], epoch.get("valid_loss"))
-            for epoch in net.history
-            if epoch.get(self.monitor) is not None
-        ]
-        scores = [score for score, _ in earlier]
-        if not scores or current[0] > max(scores):
-            return True
-        if current[0] < max(scores) or current[1] is None:
-            return False
-        tied = [loss for score, loss in earlier if score == current[0] and loss is not None]
-        return not tied or current[1] < min(tied)
+        epochs = [(epoch.get(self.monitor), epoch.get("valid_loss")) for epoch in net.history]
+        if not epochs or not _finite(epochs[-1][0]):
+            return False  # a NaN or missing score is never best (a diverged fit)
+        score, loss = sign * epochs[-1][0], epochs[-1][1]
+        earlier = [(sign * s, past) for s, past in epochs[:-1] if _finite(s)]
+        best = max((s for s, _ in earlier), default=-math.inf)
+        if score != best:
+            return score > best
+        tied = [past for s, past in earlier if s == score and _finite(past)]
+        return _finite(loss) and (not tied or loss < min(tied))
+
+
+def _finite(value) -> bool:
+    return value is not None and math.isfinite(value)
 
 
 class ValidationMacroF1(Callback):

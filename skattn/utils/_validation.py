@@ -309,7 +309,7 @@ def _refuse_lists_of_labels(y: Any) -> None:
 
 
 def _length(item: Any) -> int:
-    return len(item) if isinstance(item, (list, tuple, set, frozenset)) else -1
+    return len(item) if isinstance(item, (list, tuple, set, frozenset, np.ndarray)) else -1
 
 
 def check_indicator_matrix(y: Any, n_samples: int) -> np.ndarray:
