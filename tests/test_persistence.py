@@ -275,6 +275,33 @@ def test_code_passed_again_must_read_text_as_the_saved_code_did(toy, tmp_path):
     np.testing.assert_allclose(restored.predict_proba(X), han.predict_proba(X), rtol=1e-5)
 
 
+def test_a_file_without_readings_warns_when_a_name_replaces_its_code(toy, tmp_path):
+    # Files written before the readings were stored: the code cannot be checked.
+    X, y = toy
+    path = save(small_self_attentive(tokenizer=_characters, max_epochs=1).fit(X, y), tmp_path / "m")
+    contents = members(path)
+    metadata = json.loads(contents["metadata.json"])
+    for record in _records_with(metadata, "$probe"):
+        del record["$probe"]
+    contents["metadata.json"] = json.dumps(metadata).encode()
+    write_signed(path, contents)
+    with pytest.warns(UserWarning, match=r"cannot be checked"):
+        load(path, tokenizer="whitespace")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load(path, tokenizer=_characters)  # the function itself is taken on trust, silently
+
+
+def _records_with(value, key):
+    """Every dict inside ``value`` (JSON) that holds ``key``."""
+    if isinstance(value, dict):
+        found = [value] if key in value else []
+        return found + [r for v in value.values() for r in _records_with(v, key)]
+    if isinstance(value, list):
+        return [r for v in value for r in _records_with(v, key)]
+    return []
+
+
 def test_training_only_objects_come_back_as_defaults_with_a_warning(toy, tmp_path):
     from skorch.callbacks import PrintLog
 

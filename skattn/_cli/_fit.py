@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from skattn._cli._compare import progress_verbose, say
-from skattn._cli._output import check_output, import_function
+from skattn._cli._output import check_output, sentence_splitter
 from skattn._cli._parser import UsageError
 from skattn._cli._task import Task, decide_task
 
@@ -116,8 +116,7 @@ def build_model(args, kind: str, params: dict):
     if split is not None:
         if "sentence_split" not in model.get_params():
             raise UsageError("--sentence-split is the HAN model's (--model han)")
-        function = import_function("--sentence-split", split) if ":" in split else split
-        params = {"sentence_split": function, **params}
+        params = {"sentence_split": sentence_splitter(split), **params}
     unknown = sorted(set(params) - set(model.get_params()))
     if unknown:
         known = ", ".join(sorted(model.get_params()))

@@ -11,7 +11,7 @@ import shlex
 from pathlib import Path
 
 from skattn._cli._extras import require_extra
-from skattn._cli._output import import_function
+from skattn._cli._output import import_function, sentence_splitter
 from skattn._cli._parser import TOKENIZER_NAMES, UsageError
 
 #: The member of a model file (skattn.persistence.METADATA) and those of an artefact
@@ -117,11 +117,8 @@ def code_to_pass_again(args) -> dict:
             if args.tokenizer in TOKENIZER_NAMES
             else import_function("--tokenizer", args.tokenizer)
         )
-    split = args.sentence_split
-    if split is not None:  # a built-in name, as fit takes it, or module:function
-        params["sentence_split"] = (
-            import_function("--sentence-split", split) if ":" in split else split
-        )
+    if args.sentence_split is not None:
+        params["sentence_split"] = sentence_splitter(args.sentence_split)
     return params
 
 

@@ -166,3 +166,14 @@ def import_function(option: str, value: str):
     if not function:
         raise ValueError(f"{option} {value!r}: expected module:function")
     return getattr(importlib.import_module(module), function)
+
+
+def sentence_splitter(value: str):
+    """What ``--sentence-split`` names: a built-in name as it is, ``module:function`` imported.
+
+    Examples
+    --------
+    >>> sentence_splitter("lines"), sentence_splitter("os.path:split").__name__
+    ('lines', 'split')
+    """
+    return import_function("--sentence-split", value) if ":" in value else value

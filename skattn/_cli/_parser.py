@@ -410,8 +410,8 @@ def _export_parser(commands) -> None:
         "--tokenizer",
         default=None,
         help="for a model fitted with a tokenizer function that splits text as a built-in "
-        f"one does: its name {list(TOKENIZER_NAMES)} (checked against the saved function on a "
-        "probe text)",
+        f"one does: its name {list(TOKENIZER_NAMES)} (load checks that it reads a few fixed "
+        "texts as the saved function did)",
     )
     _sentence_split_argument(export)
     export.add_argument("--force", action="store_true", help="overwrite an existing output")

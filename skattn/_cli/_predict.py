@@ -137,8 +137,10 @@ def _kept(values: dict, csv_rows: bool, position: int) -> dict:
 
 
 def _json_ready(value, name: str, position: int):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
+    if value is None or isinstance(value, (str, int)):  # bool is an int
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, decimal.Decimal):

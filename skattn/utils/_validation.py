@@ -293,7 +293,7 @@ def _refuse_lists_of_labels(y: Any) -> None:
     if isinstance(y, (list, tuple)):
         items = y
     elif getattr(getattr(y, "dtype", None), "kind", None) == "O" and np.ndim(y) == 1:
-        items = y.tolist()
+        items = y.to_numpy() if hasattr(y, "to_numpy") else y  # a view: no copy
     else:
         return
     if not len(items) or not isinstance(items[0], (list, tuple, set, frozenset)):
