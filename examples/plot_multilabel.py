@@ -18,6 +18,7 @@ comments and 4 epochs; the figures on the whole corpus are on the
 import os
 
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
 from sklearn.metrics import f1_score
 
@@ -30,10 +31,12 @@ QUICK = os.environ.get("SKATTN_EXAMPLES_QUICK") == "1"
 
 train = fetch_goemotions(subset="train")
 test = fetch_goemotions(subset="test")
-X_train, Y_train = train.data, train.target
-if QUICK:
-    X_train, Y_train = X_train[:8000], Y_train[:8000]
 names = train.target_names
+# A DataFrame whose columns are the label names: the model keeps them
+# (``label_names_``) and lists labels by name wherever it lists them.
+X_train, Y_train = train.data, pd.DataFrame(train.target, columns=names)
+if QUICK:
+    X_train, Y_train = X_train[:8000], Y_train.iloc[:8000]
 
 model = SelfAttentiveClassifier(max_epochs=4 if QUICK else "auto", random_state=0)
 model.fit(X_train, Y_train)
@@ -54,7 +57,7 @@ for label, fitted in (("self-attentive", model), ("one-vs-rest TF-IDF", linear))
 proba = model.predict_proba(test.data)
 tuned = f1_score(test.target, proba >= model.thresholds_, average=None, zero_division=0)
 half = f1_score(test.target, proba >= 0.5, average=None, zero_division=0)
-order = np.argsort(-Y_train.sum(axis=0))
+order = np.argsort(-Y_train.to_numpy().sum(axis=0))
 figure = Figure(figsize=(8, 7))
 ax = figure.subplots()
 rows = np.arange(len(order))
@@ -73,8 +76,14 @@ figure.tight_layout()
 figure
 
 # %%
-# Which words drove a label: ``explain`` with ``label=`` scores the tokens
-# for that label's probability (here "gratitude"); the page lists each
-# comment's predicted labels with their probabilities.
+# ``predict`` answers the indicator matrix, as scikit-learn does; the
+# decision rule lists each comment's labels by name (what ``python -m skattn
+# predict`` and the web service answer for this model).
 comments = ["Thank you so much, this made my day!", "Thanks, but that is not what I asked."]
-model.explain(comments, label=names.index("gratitude"), target_names=names)
+model.decision_rule_.labels(model.predict(comments))
+
+# %%
+# Which words drove a label: ``explain`` with ``label=`` scores the tokens
+# for that label's probability (here "gratitude", by its name); the page
+# lists each comment's predicted labels with their probabilities.
+model.explain(comments, label="gratitude")

@@ -6,7 +6,9 @@ A fitted estimator turns its scores into predictions by one of four rules:
 - ``"threshold"``: a binary classifier's ``classes_[1]`` when its
   probability reaches ``thresholds[0]`` (``threshold="f1"`` or a number);
 - ``"multilabel"``: label j when its probability reaches ``thresholds[j]``,
-  as a 0/1 indicator row of the fitted ``y``'s dtype;
+  as a 0/1 indicator row of the fitted ``y``'s dtype (the surfaces that
+  answer lists of labels name column j by ``label_names[j]`` when the
+  fitted ``y`` had named columns, else by j);
 - ``"regression"``: the network's standardised outputs times the targets'
   scale plus their mean, in the shape of the fitted ``y``.
 
@@ -70,6 +72,9 @@ class DecisionRule:
         ``"regression"``: per output.
     target_ndim : int or None
         ``"regression"``: 1 when ``predict`` returns one value per document.
+    label_names : tuple of str or None
+        ``"multilabel"``: the name of each column (a DataFrame ``y``'s
+        columns), which :meth:`labels` answers in place of the indices.
 
     Examples
     --------
@@ -81,6 +86,9 @@ class DecisionRule:
     >>> tags = DecisionRule.multilabel(3, [0.5, 0.2, 0.9])
     >>> tags.labels(tags.decide(np.array([[0.6, 0.3, 0.5]])))
     [[0, 1]]
+    >>> named = DecisionRule.multilabel(2, label_names=["joy", "anger"])
+    >>> named.labels(named.decide(np.array([[0.6, 0.3]])))
+    [['joy']]
     """
 
     kind: str
@@ -91,6 +99,7 @@ class DecisionRule:
     target_mean: tuple[float, ...] | None = None
     target_scale: tuple[float, ...] | None = None
     target_ndim: int | None = None
+    label_names: tuple[str, ...] | None = None
     _classes: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -136,6 +145,7 @@ class DecisionRule:
         n_labels: int,
         thresholds: Sequence[float] | None = None,
         output_dtype: str | None = None,
+        label_names: Sequence[str] | None = None,
     ) -> DecisionRule:
         """Label j when its probability reaches ``thresholds[j]`` (None: 0.5 for each).
 
@@ -145,6 +155,8 @@ class DecisionRule:
         thresholds : sequence of float, optional
         output_dtype : str, optional
             The dtype of the fitted indicator matrix (default ``"<i8"``).
+        label_names : sequence of str, optional
+            The name of each column, distinct; :meth:`labels` answers them.
 
         Examples
         --------
@@ -160,6 +172,7 @@ class DecisionRule:
             classes_dtype=np.dtype(np.int64).str,
             thresholds=cuts,
             output_dtype=np.dtype(np.int64 if output_dtype is None else output_dtype).str,
+            label_names=_names(label_names),
         )
 
     @classmethod
@@ -193,6 +206,21 @@ class DecisionRule:
         if self.kind == "regression":
             return len(self.target_mean)
         return len(self.classes)
+
+    @property
+    def column_labels(self) -> list | None:
+        """What each score column is called: the classes, or a multi-label model's label names.
+
+        Examples
+        --------
+        >>> DecisionRule.multilabel(2, label_names=["joy", "anger"]).column_labels
+        ['joy', 'anger']
+        >>> DecisionRule.multilabel(2).column_labels
+        [0, 1]
+        """
+        if self.label_names is not None:
+            return list(self.label_names)
+        return None if self.classes is None else list(self.classes)
 
     @property
     def classes_array(self) -> np.ndarray | None:
@@ -259,7 +287,9 @@ class DecisionRule:
         -------
         list
             Single-label: one label per document; multi-label: the list of
-            each document's labels; regression: its value (or list of values).
+            each document's labels (their names when the rule has
+            ``label_names``, else their column indices); regression: its
+            value (or list of values).
 
         Examples
         --------
@@ -269,7 +299,8 @@ class DecisionRule:
         """
         if self.kind == "multilabel":
             chosen = np.asarray(decided).astype(bool)
-            return [self._classes[row].tolist() for row in chosen]
+            names = self._classes if self.label_names is None else np.array(self.label_names)
+            return [names[row].tolist() for row in chosen]
         return np.asarray(decided).tolist()
 
     # -- JSON ------------------------------------------------------------------
@@ -294,6 +325,8 @@ class DecisionRule:
             config["thresholds"] = list(self.thresholds)
         if self.output_dtype is not None:
             config["output_dtype"] = self.output_dtype
+        if self.label_names is not None:
+            config["label_names"] = list(self.label_names)
         return config
 
     @classmethod
@@ -321,7 +354,7 @@ class DecisionRule:
             raise InvalidDecisionRule(f"decision rule: kind is {kind!r}; expected one of {KINDS}.")
         allowed = _FIELDS[kind]
         unknown = sorted(set(config) - allowed - {"kind"})
-        missing = sorted(allowed - set(config) - {"output_dtype", "thresholds"})
+        missing = sorted(allowed - set(config) - {"output_dtype", "thresholds", "label_names"})
         if unknown or missing:
             raise InvalidDecisionRule(
                 f"decision rule ({kind}): unknown fields {unknown}, missing fields {missing}."
@@ -347,13 +380,14 @@ class DecisionRule:
             classes_dtype=dtype,
             thresholds=thresholds,
             output_dtype=config.get("output_dtype"),
+            label_names=_names(config.get("label_names")),
         )
 
 
 _FIELDS = {
     "argmax": {"classes"},
     "threshold": {"classes", "thresholds"},
-    "multilabel": {"classes", "thresholds", "output_dtype"},
+    "multilabel": {"classes", "thresholds", "output_dtype", "label_names"},
     "regression": {"target_mean", "target_scale", "target_ndim"},
 }
 
@@ -365,6 +399,15 @@ def _labels(classes: Sequence[Any]) -> tuple[tuple, str]:
         raise InvalidDecisionRule(f"decision rule: classes have shape {array.shape}; expected 1-D.")
     dtype = "object" if array.dtype.kind == "O" else array.dtype.str
     return tuple(array.tolist()), dtype
+
+
+def _names(names: Any) -> tuple[str, ...] | None:
+    """Label names as a tuple of str (checked against the rule in :func:`_check_multilabel`)."""
+    if names is None:
+        return None
+    if isinstance(names, (str, bytes, Mapping)) or not isinstance(names, (Sequence, np.ndarray)):
+        raise InvalidDecisionRule(f"decision rule: label_names is {names!r}; expected a list.")
+    return tuple(np.asarray(names, dtype=object).ravel().tolist())
 
 
 def _floats(values: Any, name: str) -> tuple[float, ...]:
@@ -387,6 +430,8 @@ def _check_rule(rule: DecisionRule) -> None:
     """Raise :class:`InvalidDecisionRule` unless the fields agree with each other and the kind."""
     if rule.kind not in KINDS:
         raise InvalidDecisionRule(f"decision rule: kind is {rule.kind!r}; expected one of {KINDS}.")
+    if rule.label_names is not None and rule.kind != "multilabel":
+        raise InvalidDecisionRule(f"decision rule ({rule.kind}): takes no label_names.")
     if rule.kind == "regression":
         _check_regression(rule)
         return
@@ -464,6 +509,18 @@ def _check_multilabel(rule: DecisionRule) -> None:
     if output.kind not in "biuf":
         raise InvalidDecisionRule(
             f"decision rule: output_dtype {output} cannot hold a 0/1 indicator matrix."
+        )
+    names = rule.label_names
+    if names is None:
+        return
+    if len(names) != len(rule.classes):
+        raise InvalidDecisionRule(
+            f"decision rule (multilabel): {len(names)} label names for {len(rule.classes)} labels."
+        )
+    if not all(isinstance(name, str) and name for name in names) or len(set(names)) != len(names):
+        raise InvalidDecisionRule(
+            f"decision rule (multilabel): label names {list(names)[:10]} must be distinct, "
+            "non-empty strings."
         )
 
 

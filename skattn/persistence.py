@@ -593,7 +593,7 @@ def _torch_weights(raw: bytes) -> dict[str, torch.Tensor]:
     return torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
 
 
-def load(path, *, max_bytes: int = DEFAULT_MAX_BYTES, **params):
+def load(path, *, max_bytes: int = DEFAULT_MAX_BYTES, check_reading: bool = True, **params):
     """Load an estimator written by :func:`save`, executing no pickled code.
 
     Parameters
@@ -601,6 +601,14 @@ def load(path, *, max_bytes: int = DEFAULT_MAX_BYTES, **params):
     path : str or path-like
     max_bytes : int, default=2**30
         The most bytes the members may declare in all, checked before decompressing.
+    check_reading : bool, default=True
+        Refuse code passed again (``tokenizer``, a callable
+        ``sentence_split``) that reads the fixed texts of
+        :data:`PROBE_TEXTS` otherwise than the saved code read them. False
+        warns instead: for code whose reading is meant to change (a
+        tokenizer library upgraded on purpose, a tokenizer that is not
+        deterministic), at the price of documents read otherwise than the
+        model learned them.
     **params
         Parameters that could not be stored (``tokenizer``, a callable
         ``sentence_split``, ``callbacks``...), or others that decide how
@@ -642,7 +650,7 @@ def load(path, *, max_bytes: int = DEFAULT_MAX_BYTES, **params):
     TypeError: load() got parameters the saved SelfAttentiveClassifier does not have: ['threds']...
     """
     description, state, weights, weights_member = _read(path, max_bytes)
-    _check_overrides(description, params, path)
+    _check_overrides(description, params, path, check_reading)
     warned: list[str] = []
     fitted = _fitted(description, state, (weights, weights_member), params, path, warned)
     if warned:
@@ -698,7 +706,7 @@ def _parameter_names(description: dict) -> set[str]:
     return names
 
 
-def _check_overrides(description: dict, params: dict, path) -> None:
+def _check_overrides(description: dict, params: dict, path, check_reading: bool = True) -> None:
     """Refuse keywords of :func:`load` that no saved estimator has, or that replace fitted state.
 
     The caller's values are then checked against the estimators'
@@ -718,7 +726,7 @@ def _check_overrides(description: dict, params: dict, path) -> None:
         for name, value in params.items()
         if name not in LOAD_MAY_SET and not _same_or_code(name, saved.get(name), value)
     )
-    _check_code_passed_again(description, params, path)
+    _check_code_passed_again(description, params, path, check_reading)
     if replaced:
         shown = ", ".join(
             f"{name}={params[name]!r} (saved: {_saved_text(name, saved)})" for name in replaced
@@ -758,13 +766,16 @@ def _saved_values(description: dict) -> dict[str, list]:
     return values
 
 
-def _check_code_passed_again(description: dict, params: dict, path) -> None:
+def _check_code_passed_again(
+    description: dict, params: dict, path, check_reading: bool = True
+) -> None:
     """Refuse code passed again that reads PROBE_TEXTS otherwise than the saved code did.
 
     At each level of the description whose tokenizer or sentence splitter
-    was code, once all of that code is passed again. A file written before
-    the readings were stored cannot be checked: a name or None passed in
-    place of its code is warned about.
+    was code, once all of that code is passed again (``check_reading``
+    False: warn instead). A file written before the readings were stored
+    cannot be checked: a name or None passed in place of its code is warned
+    about.
     """
     saved = description["params"]
     code = [name for name in NEEDED_TO_READ_TEXT if _is_code_marker(saved.get(name))]
@@ -781,23 +792,37 @@ def _check_code_passed_again(description: dict, params: dict, path) -> None:
                     stacklevel=4,
                 )
         else:
-            _refuse_another_reading(expected, _reading(settings), code, params, path)
+            got = _reading(settings)
+            _refuse_another_reading(expected, got, code, params, path, check_reading)
     for value in saved.values():
         if isinstance(value, dict) and _ESTIMATOR in value:
-            _check_code_passed_again(value[_ESTIMATOR], params, path)
+            _check_code_passed_again(value[_ESTIMATOR], params, path, check_reading)
 
 
-def _refuse_another_reading(expected: list, got: list, code: list, params: dict, path) -> None:
+def _refuse_another_reading(
+    expected: list, got: list, code: list, params: dict, path, refuse: bool = True
+) -> None:
     differs = [i for i, (a, b) in enumerate(zip(expected, got)) if a != b]
     if not differs:
         return
     i = differs[0]
     given = ", ".join(f"{name}={params[name]!r}" for name in code)
-    raise TypeError(
+    said = (
         f"load() got {given}, which reads {PROBE_TEXTS[i]!r} as {_read_as(got[i])}; the model "
-        f"was fitted with code that read it as {_read_as(expected[i])}. Pass the code the "
-        f"model was fitted with: any other reads documents otherwise than it learned them "
-        f"({path})."
+        f"was fitted with code that read it as {_read_as(expected[i])}"
+    )
+    if not refuse:
+        warnings.warn(
+            f"{said}; loaded anyway (check_reading=False): documents are read otherwise than "
+            f"the model learned them ({path}).",
+            UserWarning,
+            stacklevel=5,
+        )
+        return
+    raise TypeError(
+        f"{said}. Pass the code the model was fitted with: any other reads documents "
+        f"otherwise than it learned them; load(..., check_reading=False) accepts it "
+        f"knowingly ({path})."
     )
 
 

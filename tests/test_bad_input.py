@@ -1,5 +1,7 @@
 """The bad-input catalogue: every case gives a clear error, before any training."""
 
+from decimal import Decimal
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -52,6 +54,9 @@ CATALOGUE = {
     "NaN among float labels in an object column": case(
         y=pd.Series([1.0, 0.0, np.nan, 1.0], dtype=object), match=r"y holds NaN \(y\[2\]\)"
     ),
+    "a decimal NaN label": case(
+        y=[Decimal("1"), Decimal("NaN"), Decimal("1"), Decimal("0")], match=r"NaN \(y\[1\]\)"
+    ),
     "NA in a string column": case(
         y=pd.Series(["pos", "neg", pd.NA, "neg"], dtype="string"), match=r"pandas.NA \(y\[2\]\)"
     ),
@@ -64,6 +69,11 @@ CATALOGUE = {
         y=[["pos", "neg"], ["pos"], ["neg"], ["pos"]], match=r"collections of labels \(y\[0\]"
     ),
     "sets of labels": case(y=[{"pos"}, {"neg"}, {"pos"}, {"neg"}], match="MultiLabelBinarizer"),
+    # scikit-learn's message was about a "legacy multi-label data representation"
+    "a Series of equal-length lists": case(
+        y=pd.Series([["pos", "x"], ["neg", "x"], ["pos", "y"], ["neg", "y"]]),
+        match=r"collections of labels.*columns=binarizer.classes_",
+    ),
     "2-D labels, none set": case(y=np.zeros((4, 2)), match="each the same in every document"),
     "2-D labels, not 0/1": case(y=np.array([["a", "b"]] * 4), match="indicator matrix"),
     "negative sample weight": case(params={"_sample_weight": [1, -1, 1, 1]}, match="sample_weight"),
@@ -287,8 +297,6 @@ def test_a_missing_cell_of_a_multi_label_frame_is_named():
 
 
 def test_labels_of_unusual_types_are_not_compared_to_find_a_nan():
-    from decimal import Decimal
-
     from skattn.utils._validation import first_missing
 
     # An array among the labels, a signalling decimal NaN, numpy's NaT: each
@@ -296,6 +304,8 @@ def test_labels_of_unusual_types_are_not_compared_to_find_a_nan():
     holds_an_array = np.empty(3, dtype=object)
     holds_an_array[:] = [np.array([1.0, 2.0]), 1.0, float("nan")]
     assert first_missing(holds_an_array) == (2, "NaN")
-    assert first_missing(np.array([Decimal("sNaN"), 1.5, 2.0], dtype=object)) is None
+    # A decimal NaN, quiet or signalling, is asked whether it is one (no comparison raises).
+    assert first_missing(np.array([Decimal("sNaN"), 1.5, 2.0], dtype=object)) == (0, "NaN")
+    assert first_missing(np.array([Decimal("2"), Decimal("NaN")], dtype=object)) == (1, "NaN")
     assert first_missing(np.array([np.datetime64("NaT"), 1.0, "x"], dtype=object)) is None
     assert first_missing(np.array([3, "pos", np.float32("nan")], dtype=object)) == (2, "NaN")

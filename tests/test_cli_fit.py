@@ -81,12 +81,11 @@ def test_fit_decides_regression_and_takes_the_han_model(toy, tmp_path, capsys):
     [
         (["--set", "lr"], "'lr' is not NAME=VALUE"),
         (["--set", "learning_rate=0.1"], "has no ['learning_rate']"),
-        (["--dataset", "goemotions"], "a multi-label model is fitted in Python"),
         (["--set", "random_state=5"], "give the seed as --seed"),
         (["--sentence-split", "lines"], "the HAN model's"),
         (["--dataset", "sick", "--task", "regression"], "holds judgments of pairs"),
     ],
-    ids=["no-value", "unknown-parameter", "multi-label", "seed-twice", "split", "pairs-task"],
+    ids=["no-value", "unknown-parameter", "seed-twice", "split", "pairs-task"],
 )
 def test_fit_refuses_wrong_arguments_in_one_line_with_status_2(extra, words, tmp_path, capsys):
     output = tmp_path / "model.skattn"

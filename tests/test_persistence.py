@@ -275,6 +275,23 @@ def test_code_passed_again_must_read_text_as_the_saved_code_did(toy, tmp_path):
     np.testing.assert_allclose(restored.predict_proba(X), han.predict_proba(X), rtol=1e-5)
 
 
+def test_check_reading_false_loads_another_reading_with_a_warning(toy, tmp_path):
+    # Code whose reading is meant to change (an upgraded tokenizer library):
+    # the user accepts it knowingly, and is told what changed.
+    X, y = toy
+    clf = small_self_attentive(tokenizer=_characters, max_epochs=1).fit(X, y)
+    path = save(clf, tmp_path / "m.skattn")
+    with pytest.raises(TypeError, match=r"check_reading=False\) accepts it"):
+        load(path, tokenizer=str.split)
+    with pytest.warns(UserWarning, match=r"loaded anyway \(check_reading=False\)"):
+        other = load(path, tokenizer=str.split, check_reading=False)
+    assert other.tokenizer is str.split
+    assert other.predict_proba(X).shape == clf.predict_proba(X).shape
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same reading: nothing to say
+        load(path, tokenizer=_characters, check_reading=False)
+
+
 def test_a_file_without_readings_warns_when_a_name_replaces_its_code(toy, tmp_path):
     # Files written before the readings were stored: the code cannot be checked.
     X, y = toy

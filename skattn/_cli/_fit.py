@@ -15,11 +15,13 @@ from skattn._cli._task import Task, decide_task
 ESTIMATORS = {
     "self_attentive": {
         "classification": "SelfAttentiveClassifier",
+        "multilabel": "SelfAttentiveClassifier",
         "regression": "SelfAttentiveRegressor",
         "pairs": "SelfAttentivePairClassifier",
     },
     "han": {
         "classification": "HierarchicalAttentionClassifier",
+        "multilabel": "HierarchicalAttentionClassifier",
         "regression": "HierarchicalAttentionRegressor",
     },
 }
@@ -67,19 +69,27 @@ def training_data(args) -> tuple[str, list, object]:
         kind, X, y, mask = "pairs", corpus.X, corpus.y, corpus.test_mask
         say(f"{args.dataset}: pairs of texts with a judgment")
     else:
-        task = decide_task(corpus, args.task, ",", args.dataset, say)
+        task = decide_task(corpus, args.task, args.label_separator, args.dataset, say)
         say(f"{args.dataset}: task {task.name}: {task.reason}")
-        if task.name == "multilabel":
-            raise UsageError(
-                "fit learns one label (or one number) per document; a multi-label model is "
-                "fitted in Python, where the MultiLabelBinarizer that makes y keeps the label "
-                "names (see the multi-label guide)"
-            )
         kind, X, y, mask = task.name, task.X, _whole_numbers(task), task.test_mask
     if mask is not None:  # a corpus with a fixed test part: fit on its training part
         say(f"{args.dataset}: fitting on its training part ({int((~mask).sum())} of {len(X)})")
         X, y = [x for x, test in zip(X, mask) if not test], y[~mask]
+    if kind == "multilabel":
+        y = _named_columns(y, task.target_names)
     return kind, X, y
+
+
+def _named_columns(indicator, names: list):
+    """A multi-label target as a DataFrame whose columns name the labels the model answers."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise UsageError(
+            "a multi-label model keeps its label names from a pandas DataFrame: "
+            "pip install 'skattn[pandas]'"
+        ) from None
+    return pd.DataFrame(indicator, columns=[str(name) for name in names])
 
 
 def _whole_numbers(task: Task):
@@ -158,7 +168,7 @@ def possible_kinds(args) -> list[str]:
         if args.task not in ("auto", "classification"):
             raise UsageError(f"{args.dataset} holds judgments of pairs; --task {args.task} is not")
         return ["pairs"]
-    return [args.task] if args.task != "auto" else ["classification", "regression"]
+    return [args.task] if args.task != "auto" else ["classification", "regression", "multilabel"]
 
 
 def parse_settings(settings: list[str]) -> dict:

@@ -261,9 +261,16 @@ def _fit_parser(commands) -> None:
     )
     command.add_argument(
         "--task",
-        choices=("auto", "classification", "regression"),
+        choices=TASKS,
         default="auto",
-        help="auto (default) decides from the labels as compare does and prints why",
+        help="auto (default) decides from the labels as compare does and prints why; "
+        "multilabel (lists of labels, or cells split at --label-separator) answers each "
+        "document's label names",
+    )
+    command.add_argument(
+        "--label-separator",
+        default=",",
+        help="multilabel: the separator of the labels in one cell (default: ',')",
     )
     command.add_argument(
         "--model",

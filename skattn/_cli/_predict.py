@@ -177,7 +177,7 @@ def _prediction_columns(model) -> list[str]:
         n_outputs = getattr(model, "n_outputs_", None) or model.decision_rule_.n_scores
         values = ["prediction"] if n_outputs == 1 else [f"prediction_{i}" for i in range(n_outputs)]
         return ["text", *values]
-    return ["text", "label", *(f"proba_{c}" for c in model.classes_)]
+    return ["text", "label", *(f"proba_{c}" for c in model.decision_rule_.column_labels)]
 
 
 def _check_csv_row(row: dict, position: int) -> None:

@@ -111,7 +111,8 @@ def compare_multilabel(
     on_last_fold : callable, optional
         ``on_last_fold(name, fitted_model, X_test, Y_test)`` after each model's last fold.
     label_names : sequence of str, optional
-        One per column of ``Y``: fitted as a DataFrame's columns, warnings name them.
+        One per column of ``Y``: fitted as a DataFrame's columns, so the
+        attention models answer, explain and warn by these names.
 
     Returns
     -------
@@ -147,7 +148,7 @@ def _named(label_names: Sequence[str] | None, n_labels: int) -> Callable | None:
         raise ValueError(f"label_names has {len(label_names)} names for {n_labels} labels")
     try:
         import pandas as pd
-    except ImportError:  # the names are a courtesy of the warnings: the arrays do
+    except ImportError:  # the scores need no names: the arrays do
         return None
     columns = [str(name) for name in label_names]
     return lambda Y: pd.DataFrame(Y, columns=columns)

@@ -577,6 +577,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
     def _adopt(self, task: Task, encoder: TextEncoder, net, **attributes):
         """Set every fitted attribute (the one place: ``fit`` and ``set_fitted_state``)."""
         self.task_ = task
+        self.__dict__.pop("label_names_", None)  # set by a multi-label task with named labels
         for name, value in task.attributes().items():
             setattr(self, name, value)
         self.encoder_ = encoder
@@ -843,10 +844,12 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
             True labels, shown beside the predictions (multi-label: indicators).
         label : optional
             Explain this class's probability (a value of ``classes_``;
-            multi-label, regressor: a column index) in every document.
+            multi-label: a column index, or one of ``label_names_``;
+            regressor: a column index) in every document.
             Default: each one's prediction (multi-label: its likeliest label).
         target_names : sequence of str, optional
-            Multi-label: each label's name, shown instead of its index.
+            Multi-label: each label's name, shown instead of its index
+            (default: ``label_names_`` when the model has them).
         method : str, optional
             :data:`skattn.explain.METHODS` (``"sentence_occlusion"``:
             hierarchical models). Default: ``"integrated_gradients"``, the
@@ -920,6 +923,8 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
 
     def _label_names(self, target_names: Sequence[str] | None):
         """A function that shows labels (a label, or a list of them) by their names."""
+        if target_names is None:
+            target_names = getattr(self.task_, "label_names", None)
         if target_names is None:
             return lambda value: value
         if not isinstance(self.task_, MultiLabelTask):

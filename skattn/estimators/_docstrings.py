@@ -307,6 +307,11 @@ verbose : int, default={default}
 classes_ : ndarray
     The labels seen in ``fit`` (multi-label ``y``: the label indices
     0 … n_labels − 1, the columns of ``y``).
+label_names_ : ndarray of str
+    Multi-label ``y`` given as a DataFrame with string column names (only
+    then): each column's name. ``predict`` still returns the indicator
+    matrix; the answers that list labels (an explanation, the command
+    line, the web service) give these names in place of the indices.
 thresholds_ : ndarray of float or None
     The probability thresholds ``predict`` applies: one per label
     (multi-label), one on ``classes_[1]`` (binary), or None when the most

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import abc
 import warnings
+from collections import Counter
 from numbers import Integral
 from typing import Any, ClassVar
 
@@ -319,7 +320,7 @@ class MultiLabelTask(_ClassificationTask):
     """
 
     net_task = "multilabel"
-    state_names = SingleLabelTask.state_names
+    state_names = (*SingleLabelTask.state_names, "label_names")
     #: Base epochs of a multi-label fit: each label's sigmoid sees its few positives
     #: once an epoch, and the single-label bases leave rare labels unlearned
     #: (chosen on GoEmotions' dev split; see *Results*).
@@ -353,7 +354,8 @@ class MultiLabelTask(_ClassificationTask):
                 f"warm_start: y is an indicator matrix of {n_labels} labels; the model was "
                 f"fitted with {fitted} labels."
             )
-        _check_labels_vary(dense, getattr(self, "label_names", None))
+        self.label_names = _warm_names(self.label_names, warm)
+        _check_labels_vary(dense, self.label_names)
         self.classes = np.arange(n_labels)
         self.output_dtype, self.sparse = dense.dtype.str, bool(sp.issparse(y))
         self._settle_threshold()
@@ -377,7 +379,9 @@ class MultiLabelTask(_ClassificationTask):
         return proba, truth
 
     def decision_rule(self) -> DecisionRule:
-        return DecisionRule.multilabel(len(self.classes), self.thresholds, self.output_dtype)
+        return DecisionRule.multilabel(
+            len(self.classes), self.thresholds, self.output_dtype, self.label_names
+        )
 
     def scores(self, logits: np.ndarray) -> np.ndarray:
         return _probabilities(logits, multilabel=True)
@@ -419,6 +423,21 @@ class MultiLabelTask(_ClassificationTask):
         indicator = self.checked(y, n_samples).astype(bool)
         return [self.classes[row].tolist() for row in indicator]
 
+    def label_column(self, label: Any) -> int:
+        if self.label_names is not None and isinstance(label, str):
+            if label not in self.label_names:
+                raise ValueError(
+                    f"label {label!r} is not one of the model's labels {self.label_names[:10]}."
+                )
+            return self.label_names.index(label)
+        return super().label_column(label)
+
+    def attributes(self) -> dict[str, Any]:
+        attributes = super().attributes()
+        if self.label_names is not None:
+            attributes["label_names_"] = np.array(self.label_names, dtype=object)
+        return attributes
+
     def state(self) -> dict[str, Any]:
         thresholds = None if self.thresholds is None else np.asarray(self.thresholds).tolist()
         return {
@@ -426,6 +445,7 @@ class MultiLabelTask(_ClassificationTask):
             "thresholds": thresholds,
             "target_dtype": self.output_dtype,
             "sparse_target": self.sparse,
+            "label_names": self.label_names,
         }
 
     @classmethod
@@ -436,6 +456,8 @@ class MultiLabelTask(_ClassificationTask):
         task.thresholds = None if thresholds is None else np.asarray(thresholds, np.float64)
         task.output_dtype = state.get("target_dtype")
         task.sparse = bool(state.get("sparse_target", False))
+        names = state.get("label_names")
+        task.label_names = None if names is None else [str(name) for name in names]
         return task
 
 
@@ -456,9 +478,39 @@ def classification_task(y: Any, n_samples: int, threshold: Any = "auto", class_w
     if y is None or not is_indicator_matrix(y):
         return SingleLabelTask(threshold, class_weight), SingleLabelTask.check(y, n_samples)
     task = MultiLabelTask(threshold, class_weight)
-    # A DataFrame's columns name its labels: warnings use the user's names.
-    task.label_names = [str(c) for c in y.columns] if hasattr(y, "columns") else None
+    task.label_names = _column_names(y)
     return task, MultiLabelTask.check(y, n_samples)
+
+
+def _column_names(y: Any) -> list[str] | None:
+    """A DataFrame ``y``'s column names, when every one is a string (scikit-learn's rule).
+
+    They name the labels wherever a model answers lists of labels. Names that
+    repeat or are empty would answer ambiguously, so they are refused.
+    """
+    columns = list(y.columns) if hasattr(y, "columns") else []
+    if not columns or not all(isinstance(c, str) for c in columns):
+        return None
+    repeated = sorted(c for c, n in Counter(columns).items() if n > 1)
+    if repeated or "" in columns:
+        raise ValueError(
+            f"y's columns name its labels, so they must be distinct and non-empty; "
+            f"{'repeated: ' + str(repeated[:10]) if repeated else 'one is empty'}."
+        )
+    return columns
+
+
+def _warm_names(names: list[str] | None, warm: Task | None) -> list[str] | None:
+    """The label names of a warm start: the fitted ones, which new names must equal."""
+    fitted = getattr(warm, "label_names", None)
+    if fitted is None or names is None:
+        return names if fitted is None else fitted
+    if names != fitted:
+        raise ValueError(
+            f"warm_start: y's columns {names[:10]} are not the labels the model was fitted "
+            f"with, {fitted[:10]}, in that order."
+        )
+    return names
 
 
 class RegressionTask(Task):

@@ -431,7 +431,8 @@ def label_column(estimator, label: Any) -> int | None:
     """The output column of class ``label`` of ``estimator`` (None stays None).
 
     skattn models find it as ``explain(label=...)`` does (a multi-label
-    classifier: a label index); any other classifier in its ``classes_``.
+    classifier: a label index or one of its ``label_names_``); any other classifier
+    in its ``classes_``.
 
     Examples
     --------

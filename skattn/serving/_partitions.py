@@ -45,8 +45,10 @@ def predict_partitions(estimator, texts, method: str = "predict"):
     dask.dataframe.Series or dask.dataframe.DataFrame
         Lazy, with the index of ``texts``: a Series for one value per
         document, else a DataFrame whose columns are the classes
-        (``proba_<class>``), features (``get_feature_names_out``) or
-        ``<method>_<j>`` (a multi-label ``predict``, a multi-output regressor).
+        (``proba_<class>``; a multi-label model's labels, by name when it
+        was fitted on named columns), features (``get_feature_names_out``),
+        a multi-label ``predict``'s labels (``predict_<label>``) or
+        ``<method>_<j>`` (a multi-output regressor).
 
     Examples
     --------
@@ -95,10 +97,20 @@ def _frame(part, estimator, method: str) -> Any:
     values = values.toarray() if hasattr(values, "toarray") else np.asarray(values)
     if values.ndim == 1:
         return pd.Series(values, index=part.index, name=method)
-    if method == "predict_proba" and values.shape[1] == len(getattr(estimator, "classes_", [])):
-        columns = [f"proba_{c}" for c in estimator.classes_]
+    labels = _column_labels(estimator)
+    if method in ("predict", "predict_proba") and values.shape[1] == len(labels):
+        prefix = "proba" if method == "predict_proba" else method
+        columns = [f"{prefix}_{label}" for label in labels]
     elif method == "transform" and hasattr(estimator, "get_feature_names_out"):
         columns = [str(name) for name in estimator.get_feature_names_out()]
     else:
         columns = [f"{method}_{j}" for j in range(values.shape[1])]
     return pd.DataFrame(values, index=part.index, columns=columns)
+
+
+def _column_labels(estimator) -> list:
+    """What the estimator's score columns are called (a multi-label model's label names)."""
+    rule = getattr(estimator, "decision_rule_", None)
+    if rule is not None and rule.column_labels is not None:
+        return rule.column_labels
+    return list(getattr(estimator, "classes_", []))

@@ -364,6 +364,9 @@ class OnnxTextClassifier(OnnxTextModel):
     ----------
     classes_ : ndarray
         The labels, as the estimator had them.
+    label_names_ : ndarray of str
+        A multi-label model fitted on named columns (only then): each
+        label's name, as the estimator had them.
 
     Examples
     --------
@@ -384,6 +387,8 @@ class OnnxTextClassifier(OnnxTextModel):
     ):
         super().__init__(path, batch_size=batch_size, threads=threads, max_bytes=max_bytes)
         self.classes_ = self.decision_rule_.classes_array
+        if self.decision_rule_.label_names is not None:
+            self.label_names_ = np.array(self.decision_rule_.label_names, dtype=object)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities, shape (n_documents, n_classes), float64.

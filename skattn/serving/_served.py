@@ -90,9 +90,14 @@ class ServedModel:
 
     @property
     def classes(self) -> list | None:
-        """A classifier's ``classes_`` as a list (labels of a multi-label model), else None."""
-        classes = getattr(self.runtime, "classes_", None)
-        return None if classes is None else classes.tolist()
+        """What a classifier's probability columns are called, else None.
+
+        The classes, or a multi-label model's labels: their names when it was
+        fitted on named columns, else their indices.
+        """
+        if not hasattr(self.runtime, "classes_"):
+            return None
+        return self.runtime.decision_rule_.column_labels
 
     def function(self, method: str) -> Callable[[list], Any]:
         """The runtime method: samples in, one row per sample out (arrays or a list)."""
@@ -101,8 +106,7 @@ class ServedModel:
     def rows_as_json(self, method: str, rows: Any) -> list:
         """The rows a method returned, as JSON values (one per sample)."""
         if method == "predict" and self.kind == "multilabel":
-            classes = self.runtime.classes_
-            return [classes[np.asarray(row).astype(bool)].tolist() for row in rows]
+            return self.runtime.decision_rule_.labels(rows)
         return jsonable(rows)
 
     def description(self) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from decimal import Decimal
 from numbers import Integral
 from typing import Any
 
@@ -178,6 +179,8 @@ def first_missing(values: np.ndarray) -> tuple[int, str] | None:
     True
     >>> first_missing(np.array(["pos", 1.0, float("nan")], dtype=object))
     (2, 'NaN')
+    >>> first_missing(np.array([Decimal("1.5"), Decimal("NaN")], dtype=object))
+    (1, 'NaN')
     """
     flat = values.ravel()
     if flat.dtype.kind == "f":
@@ -188,7 +191,9 @@ def first_missing(values: np.ndarray) -> tuple[int, str] | None:
     objects = flat.tolist()
     # The types present, at C speed: labels of str or int alone are not walked one by one.
     types = set(map(type, objects))
-    if not any(t.__name__ in _MISSING_TYPES or issubclass(t, (float, np.floating)) for t in types):
+    if not any(
+        t.__name__ in _MISSING_TYPES or issubclass(t, (float, np.floating, Decimal)) for t in types
+    ):
         return None
     if all(issubclass(t, _PLAIN_LABELS) for t in types):
         # Among these only a float can be missing, and NaN alone differs from itself.
@@ -197,6 +202,8 @@ def first_missing(values: np.ndarray) -> tuple[int, str] | None:
     for position, value in enumerate(objects):
         kind = _MISSING_TYPES.get(type(value).__name__)
         if kind is None and isinstance(value, (float, np.floating)) and math.isnan(value):
+            kind = "NaN"
+        if kind is None and isinstance(value, Decimal) and value.is_nan():
             kind = "NaN"
         if kind is not None:
             return position, kind
@@ -286,25 +293,29 @@ def _refuse_lists_of_labels(y: Any) -> None:
 
     numpy fails on lists of unequal lengths with a message about shapes,
     and reads sets as single objects; a multi-label ``y`` is an indicator
-    matrix, which MultiLabelBinarizer makes from exactly such lists. Lists
-    of equal length are left to :func:`check_indicator_matrix`: they may
-    be one.
+    matrix, which MultiLabelBinarizer makes from exactly such lists. A list
+    of lists of equal length is left to :func:`check_indicator_matrix`: it
+    may be one. A 1-D array or Series of lists never is, whatever their
+    lengths (scikit-learn calls it a "legacy multi-label" format, and
+    refuses tuples as labels for the same reason).
     """
     if isinstance(y, (list, tuple)):
-        items = y
+        items, one_dimensional = y, False
     elif getattr(getattr(y, "dtype", None), "kind", None) == "O" and np.ndim(y) == 1:
         items = y.to_numpy() if hasattr(y, "to_numpy") else y  # a view: no copy
+        one_dimensional = True
     else:
         return
     if not len(items) or not isinstance(items[0], (list, tuple, set, frozenset)):
         return
     ragged = isinstance(items[0], (set, frozenset)) or len(set(map(_length, items))) > 1
-    if ragged:
+    if ragged or one_dimensional:
         raise ValueError(
             f"y holds collections of labels (y[0] is {items[0]!r}); a multi-label y is a 0/1 "
             "indicator matrix, one column per label: "
-            "sklearn.preprocessing.MultiLabelBinarizer().fit_transform(y) makes one (keep the "
-            "binarizer: its classes_ name the columns)."
+            "sklearn.preprocessing.MultiLabelBinarizer().fit_transform(y) makes one; pass it "
+            "as a pandas DataFrame with columns=binarizer.classes_ and the model answers "
+            "those names."
         )
 
 

@@ -1,0 +1,183 @@
+"""A multi-label y with named columns: the names travel with the model to every surface.
+
+``predict`` keeps scikit-learn's answer (the indicator matrix, ``classes_``
+the column indices); what lists labels (explanations, the artefact, the
+command line, the web service, dask partitions) lists them by name.
+"""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from skattn import load, save
+from skattn.decisions import DecisionRule, InvalidDecisionRule
+from skattn.utils.estimator_checks import multilabel_targets
+
+from estimators import small_self_attentive
+
+pd = pytest.importorskip("pandas")
+
+NAMES = ["positive", "negative", "long"]
+
+
+@pytest.fixture(scope="module")
+def named(toy):
+    """The toy corpus with three labels per document, as a DataFrame with named columns."""
+    X, y = toy
+    return X, pd.DataFrame(multilabel_targets(X, y), columns=NAMES)
+
+
+@pytest.fixture(scope="module")
+def fitted(named):
+    X, Y = named
+    return small_self_attentive(max_epochs=3).fit(X, Y)
+
+
+def _names_of(rows) -> list[list[str]]:
+    """Each indicator row's labels by name, written out here rather than by the rule."""
+    return [[NAMES[j] for j in np.flatnonzero(row)] for row in np.asarray(rows)]
+
+
+def test_named_columns_change_no_prediction_and_name_the_labels(named, fitted):
+    X, Y = named
+    same = small_self_attentive(max_epochs=3).fit(X, Y.to_numpy())
+    np.testing.assert_allclose(fitted.predict_proba(X), same.predict_proba(X), atol=1e-6)
+    np.testing.assert_array_equal(fitted.predict(X), same.predict(X))
+    assert fitted.classes_.tolist() == [0, 1, 2]  # scikit-learn's convention stays
+    assert fitted.label_names_.tolist() == NAMES
+    assert not hasattr(same, "label_names_")
+    rule = fitted.decision_rule_
+    assert rule.labels(fitted.predict(X)) == _names_of(fitted.predict(X))
+    assert rule.column_labels == NAMES
+    assert any(rule.labels(fitted.predict(X)))  # some labels to compare, not only []
+
+
+def test_explanations_name_the_labels_and_take_a_name(named, fitted):
+    X, Y = named
+    records = fitted.explain(X[:3], Y[:3], method="occlusion")
+    assert records[0]["true_label"] == _names_of(Y.to_numpy()[:1])[0]
+    assert all(r["prediction"] == _names_of([p])[0] for r, p in zip(records, fitted.predict(X[:3])))
+    assert all(r["explained_label"] in NAMES for r in records)
+    by_name = fitted.explain(X[:2], label="long", method="occlusion")
+    by_index = fitted.explain(X[:2], label=2, method="occlusion")
+    assert [r["explained_label"] for r in by_name] == ["long", "long"]
+    np.testing.assert_allclose(by_name[0]["scores"], by_index[0]["scores"])
+    with pytest.raises(ValueError, match="'short' is not one of the model's labels"):
+        fitted.explain(X[:1], label="short")
+
+
+def test_the_names_are_saved_and_a_refit_on_an_array_drops_them(named, fitted, tmp_path):
+    X, Y = named
+    loaded = load(save(fitted, tmp_path / "m.skattn"))
+    assert loaded.label_names_.tolist() == NAMES
+    assert loaded.decision_rule_ == fitted.decision_rule_
+    model = small_self_attentive(max_epochs=1).fit(X, Y)
+    model.fit(X, Y.to_numpy())
+    assert not hasattr(model, "label_names_")
+    # Columns that are not all strings are not names (scikit-learn's rule).
+    model.fit(X, pd.DataFrame(Y.to_numpy()))
+    assert not hasattr(model, "label_names_")
+
+
+@pytest.mark.parametrize(
+    ("columns", "words"),
+    [(["a", "a", "b"], r"repeated: \['a'\]"), (["a", "", "b"], "one is empty")],
+)
+def test_names_that_repeat_or_are_empty_are_refused_before_training(named, columns, words):
+    X, Y = named
+    model = small_self_attentive(max_epochs=1)
+    with pytest.raises(ValueError, match=words):
+        model.fit(X, pd.DataFrame(Y.to_numpy(), columns=columns))
+    assert not hasattr(model, "net_")
+
+
+def test_a_warm_start_keeps_the_names_and_refuses_others(named):
+    X, Y = named
+    model = small_self_attentive(max_epochs=1, warm_start=True).fit(X, Y)
+    model.fit(X, Y.to_numpy())
+    assert model.label_names_.tolist() == NAMES
+    swapped = Y[["negative", "positive", "long"]]
+    with pytest.raises(ValueError, match="warm_start: y's columns"):
+        model.fit(X, swapped)
+
+
+def test_a_named_rule_round_trips_and_refuses_names_that_do_not_fit():
+    rule = DecisionRule.multilabel(2, [0.3, 0.6], label_names=["joy", "anger"])
+    assert DecisionRule.from_config(rule.to_config()) == rule
+    assert rule.labels(rule.decide(np.array([[0.4, 0.7], [0.2, 0.5]]))) == [["joy", "anger"], []]
+    config = rule.to_config()
+    for names, words in [
+        (["joy"], "1 label names for 2 labels"),
+        (["joy", "joy"], "must be distinct"),
+        (["joy", 3], "must be distinct, non-empty strings"),
+        ("joy", "expected a list"),
+    ]:
+        with pytest.raises(InvalidDecisionRule, match=words):
+            DecisionRule.from_config({**config, "label_names": names})
+    argmax = {"kind": "argmax", "classes": {"values": [0, 1], "dtype": "<i8"}}
+    with pytest.raises(InvalidDecisionRule, match="unknown fields"):
+        DecisionRule.from_config({**argmax, "label_names": ["a", "b"]})
+
+
+def test_the_artefact_and_the_service_answer_the_names(named, fitted, tmp_path):
+    pytest.importorskip("onnxruntime")
+    from skattn.serving import OnnxTextClassifier, create_app, export
+
+    X, _ = named
+    path = export(fitted, tmp_path / "m.onnx.zip")
+    runtime = OnnxTextClassifier(path)
+    assert runtime.label_names_.tolist() == NAMES
+    np.testing.assert_array_equal(runtime.predict(X), fitted.predict(X))
+    testclient = pytest.importorskip("fastapi.testclient")
+    client = testclient.TestClient(create_app(path))
+    answer = client.post("/predict", json={"texts": X[:6]})
+    assert answer.status_code == 200
+    assert answer.json()["predictions"] == _names_of(fitted.predict(X[:6]))
+    proba = client.post("/predict_proba", json={"texts": X[:1]}).json()
+    assert proba["classes"] == NAMES
+    assert client.get("/model").json()["classes"] == NAMES
+
+
+def test_dask_partitions_name_the_columns(named, fitted):
+    dd = pytest.importorskip("dask.dataframe")
+    from skattn.serving import predict_partitions
+
+    X, _ = named
+    texts = dd.from_pandas(pd.Series(X[:8]), npartitions=2)
+    labels = predict_partitions(fitted, texts, "predict").compute()
+    assert labels.columns.tolist() == [f"predict_{name}" for name in NAMES]
+    np.testing.assert_array_equal(labels.to_numpy(), fitted.predict(X[:8]))
+    proba = predict_partitions(fitted, texts, "predict_proba").compute()
+    assert proba.columns.tolist() == [f"proba_{name}" for name in NAMES]
+
+
+def test_fit_on_a_file_of_label_lists_answers_the_names(named, tmp_path, capsys):
+    from skattn.__main__ import main
+
+    X, Y = named
+    data = tmp_path / "tags.jsonl"
+    with open(data, "w", encoding="utf-8") as handle:
+        for text, row in zip(X, _names_of(Y.to_numpy())):
+            handle.write(json.dumps({"text": text, "label": row}) + "\n")
+    output = tmp_path / "tags.skattn"
+    settings = ["max_epochs=3", "embedding_dim=16", "hidden_size=8", "embeddings=None"]
+    argv = [str(output), "--dataset", str(data), "--progress", "never"]
+    assert main(["fit", *argv, *[p for s in settings for p in ("--set", s)]]) == 0
+    assert "task multilabel" in capsys.readouterr().out
+    model = load(output)
+    assert model.label_names_.tolist() == sorted(NAMES)  # a file's labels, sorted
+    predictions = tmp_path / "p.csv"
+    assert main(["predict", str(output), "--file", str(data), "--output", str(predictions)]) == 0
+    with open(predictions, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    expected = [[model.label_names_[j] for j in np.flatnonzero(r)] for r in model.predict(list(X))]
+    assert [json.loads(row["label"]) for row in rows] == expected
+    assert any(expected)
+    assert [c for c in rows[0] if c.startswith("proba_")] == [f"proba_{n}" for n in sorted(NAMES)]
+    assert (
+        main(["fit", str(tmp_path / "r.skattn"), "--dataset", str(data), "--task", "regression"])
+        == 1
+    )
+    assert "holds lists of labels (multi-label); --task regression" in capsys.readouterr().err
