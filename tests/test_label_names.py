@@ -13,8 +13,10 @@ import pytest
 
 from skattn import load, save
 from skattn.decisions import DecisionRule, InvalidDecisionRule
+from skattn.persistence import ModelFileError
 from skattn.utils.estimator_checks import multilabel_targets
 
+from _common import members, write_signed
 from estimators import small_self_attentive
 
 pd = pytest.importorskip("pandas")
@@ -79,6 +81,21 @@ def test_the_names_are_saved_and_a_refit_on_an_array_drops_them(named, fitted, t
     # Columns that are not all strings are not names (scikit-learn's rule).
     model.fit(X, pd.DataFrame(Y.to_numpy()))
     assert not hasattr(model, "label_names_")
+
+
+@pytest.mark.parametrize(
+    ("names", "words"),
+    [(["positive", "positive", "long"], "must be distinct"), ("positive", "expected a list")],
+)
+def test_a_file_whose_names_were_altered_is_refused_at_load(fitted, tmp_path, names, words):
+    path = save(fitted, tmp_path / "m.skattn")
+    contents = members(path)
+    metadata = json.loads(contents["metadata.json"])
+    metadata["state"]["attributes"]["label_names"] = names
+    contents["metadata.json"] = json.dumps(metadata).encode()
+    write_signed(path, contents)
+    with pytest.raises(ModelFileError, match=words):
+        load(path)
 
 
 @pytest.mark.parametrize(

@@ -457,7 +457,9 @@ class MultiLabelTask(_ClassificationTask):
         task.output_dtype = state.get("target_dtype")
         task.sparse = bool(state.get("sparse_target", False))
         names = state.get("label_names")
-        task.label_names = None if names is None else [str(name) for name in names]
+        if names is not None and not isinstance(names, list):
+            raise ValueError(f"label_names is {names!r}; expected a list of names.")
+        task.label_names = names  # checked with the decision rule it makes
         return task
 
 
