@@ -407,7 +407,7 @@ def _names(names: Any) -> tuple[str, ...] | None:
         return None
     if isinstance(names, (str, bytes, Mapping)) or not isinstance(names, (Sequence, np.ndarray)):
         raise InvalidDecisionRule(f"decision rule: label_names is {names!r}; expected a list.")
-    return tuple(np.asarray(names, dtype=object).ravel().tolist())
+    return tuple(names.tolist() if isinstance(names, np.ndarray) else names)
 
 
 def _floats(values: Any, name: str) -> tuple[float, ...]:

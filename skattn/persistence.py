@@ -602,23 +602,15 @@ def load(path, *, max_bytes: int = DEFAULT_MAX_BYTES, check_reading: bool = True
     max_bytes : int, default=2**30
         The most bytes the members may declare in all, checked before decompressing.
     check_reading : bool, default=True
-        Refuse code passed again (``tokenizer``, a callable
-        ``sentence_split``) that reads the fixed texts of
-        :data:`PROBE_TEXTS` otherwise than the saved code read them. False
-        warns instead: for code whose reading is meant to change (a
-        tokenizer library upgraded on purpose, a tokenizer that is not
-        deterministic), at the price of documents read otherwise than the
-        model learned them.
+        Refuse code passed again that reads :data:`PROBE_TEXTS` otherwise than
+        the saved code did; False warns instead (a tokenizer upgraded on purpose).
     **params
         Parameters that could not be stored (``tokenizer``, a callable
-        ``sentence_split``, ``callbacks``...), or others that decide how
-        the model runs or trains again (:data:`LOAD_MAY_SET`), such as
-        ``device`` (default: the device it was saved with when it is
-        available here, else the CPU) or ``threads``. Each must be a
-        parameter of the saved estimator (or of the classifier inside an
-        embedder). Parameters the fitted state depends on (text settings,
-        network sizes, ``threshold``) are refused unless equal to the
-        saved value: refit to change them.
+        ``sentence_split``, ``callbacks``...), or that decide how the model
+        runs or trains again (:data:`LOAD_MAY_SET`: ``device``, by default the
+        saved one when available, else the CPU; ``threads``...), of the saved
+        estimator (or of an embedder's classifier). Those the fitted state
+        depends on (text settings, sizes, ``threshold``) must equal the saved ones.
 
     Returns
     -------

@@ -69,6 +69,12 @@ CATALOGUE = {
         y=[["pos", "neg"], ["pos"], ["neg"], ["pos"]], match=r"collections of labels \(y\[0\]"
     ),
     "sets of labels": case(y=[{"pos"}, {"neg"}, {"pos"}, {"neg"}], match="MultiLabelBinarizer"),
+    # what pandas reads from a parquet list column; a list after a label
+    "a Series of arrays of labels": case(
+        y=pd.Series([np.array(["pos"]), np.array(["neg", "x"]), np.array(["pos"]), np.array([])]),
+        match=r"collections of labels \(y\[0\]",
+    ),
+    "a list among labels": case(y=["pos", ["neg"], "pos", "neg"], match=r"\(y\[1\] is \['neg'\]\)"),
     # scikit-learn's message was about a "legacy multi-label data representation"
     "a Series of equal-length lists": case(
         y=pd.Series([["pos", "x"], ["neg", "x"], ["pos", "y"], ["neg", "y"]]),

@@ -193,8 +193,57 @@ def test_fit_on_a_file_of_label_lists_answers_the_names(named, tmp_path, capsys)
     assert [json.loads(row["label"]) for row in rows] == expected
     assert any(expected)
     assert [c for c in rows[0] if c.startswith("proba_")] == [f"proba_{n}" for n in sorted(NAMES)]
+    # A null, a boolean or a list among a document's labels names no label.
+    for bad in ("null", "true", '["x"]'):
+        wrong = tmp_path / "wrong.jsonl"
+        wrong.write_text(f'{{"text": "a", "label": ["x"]}}\n{{"text": "b", "label": [{bad}]}}\n')
+        assert main(["fit", str(tmp_path / "w.skattn"), "--dataset", str(wrong)]) == 1
+        assert f"row 2 holds {bad} among its labels" in capsys.readouterr().err
     assert (
         main(["fit", str(tmp_path / "r.skattn"), "--dataset", str(data), "--task", "regression"])
         == 1
     )
     assert "holds lists of labels (multi-label); --task regression" in capsys.readouterr().err
+
+
+def test_fit_task_multilabel_keeps_an_empty_cell_as_a_document_without_labels(
+    named, tmp_path, capsys
+):
+    from skattn.__main__ import main
+
+    X, Y = named
+    cells = [";".join(row) for row in _names_of(Y.to_numpy())]
+    cells[:5] = [""] * 5  # five documents without labels
+    data = _write_csv(tmp_path / "tags.csv", X, cells)
+    n_empty = sum(cell == "" for cell in cells)
+    argv = ["fit", str(tmp_path / "m.skattn"), "--dataset", str(data), "--task", "multilabel"]
+    settings = ["max_epochs=1", "embedding_dim=8", "hidden_size=4", "embeddings=None"]
+    argv += ["--label-separator", ";", "--progress", "never"]
+    assert main([*argv, *[p for s in settings for p in ("--set", s)]]) == 0
+    said = capsys.readouterr().out
+    assert f"{n_empty} empty cell(s) read as documents without labels" in said
+    assert f"on {len(X)} documents" in said
+    assert load(tmp_path / "m.skattn").label_names_.tolist() == sorted(NAMES)
+
+
+def _write_csv(path, texts, labels):
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "label"])
+        writer.writerows(zip(texts, labels))
+    return path
+
+
+def test_a_task_pickled_by_a_development_build_answers_indices(named):
+    # Development builds of 0.4 kept any columns' text (RangeIndex: "0", "1"...)
+    # for warnings only; unpickled now, those texts must not become names.
+    import pickle
+
+    X, Y = named
+    model = small_self_attentive(max_epochs=1).fit(X, Y.to_numpy())
+    task = model.task_
+    del task.names
+    task.label_names = ["0", "1", "2"]
+    restored = pickle.loads(pickle.dumps(model))
+    assert restored.task_.names is None
+    assert restored.decision_rule_.labels(np.eye(3, dtype=int)) == [[0], [1], [2]]

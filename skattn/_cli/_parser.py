@@ -83,6 +83,23 @@ def positive(text: str) -> int:
     return value
 
 
+def separator(text: str) -> str:
+    """An argparse type: text that is not empty.
+
+    Examples
+    --------
+    >>> separator(";")
+    ';'
+    >>> separator("")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must not be empty (labels are split at it)
+    """
+    if not text:
+        raise argparse.ArgumentTypeError("must not be empty (labels are split at it)")
+    return text
+
+
 def fraction(text: str) -> float:
     """An argparse type: a number between 0 and 1, both excluded.
 
@@ -143,19 +160,12 @@ def _compare_parser(commands) -> None:
     cmp.add_argument(
         "--label-column", default="label", help="label column of a file (default: label)"
     )
-    cmp.add_argument(
-        "--task",
-        choices=TASKS,
-        default="auto",
-        help="auto (default) decides from the labels with scikit-learn's type_of_target and "
+    _task_arguments(
+        cmp,
+        "auto (default) decides from the labels with scikit-learn's type_of_target and "
         "prints why: numbers with a fraction -> regression, lists -> multilabel, else "
         "classification; regression scores R², MAE and Pearson's r; multilabel splits each "
         "label cell at --label-separator",
-    )
-    cmp.add_argument(
-        "--label-separator",
-        default=",",
-        help="multilabel: the separator of the labels in one cell (default: ',')",
     )
     _run_arguments(cmp)
     _report_arguments(cmp)
@@ -259,18 +269,11 @@ def _fit_parser(commands) -> None:
     command.add_argument(
         "--label-column", default="label", help="label column of a file (default: %(default)s)"
     )
-    command.add_argument(
-        "--task",
-        choices=TASKS,
-        default="auto",
-        help="auto (default) decides from the labels as compare does and prints why; "
+    _task_arguments(
+        command,
+        "auto (default) decides from the labels as compare does and prints why; "
         "multilabel (lists of labels, or cells split at --label-separator) answers each "
         "document's label names",
-    )
-    command.add_argument(
-        "--label-separator",
-        default=",",
-        help="multilabel: the separator of the labels in one cell (default: ',')",
     )
     command.add_argument(
         "--model",
@@ -301,6 +304,17 @@ def _fit_parser(commands) -> None:
         help="a progress bar per epoch: auto (default) shows it on a terminal only",
     )
     command.add_argument("--force", action="store_true", help="overwrite an existing output")
+
+
+def _task_arguments(command, task_help: str) -> None:
+    """--task and --label-separator, of compare and fit."""
+    command.add_argument("--task", choices=TASKS, default="auto", help=task_help)
+    command.add_argument(
+        "--label-separator",
+        type=separator,
+        default=",",
+        help="multilabel: the separator of the labels in one cell (default: ',')",
+    )
 
 
 def _documents_arguments(command, input_help: str) -> None:

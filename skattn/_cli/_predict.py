@@ -213,7 +213,7 @@ def _prediction_rows(model, documents: list[str]) -> list[dict]:
     probabilities = model.predict_proba(documents)
     labels = rule.labels(rule.decide(probabilities))
     if rule.kind == "multilabel":  # each row: its labels, as a JSON list
-        labels = [json.dumps(row) for row in labels]
+        labels = [json.dumps(row, ensure_ascii=False) for row in labels]
     columns = _prediction_columns(model)[2:]
     return [
         {"text": text, "label": label, **{c: float(p) for c, p in zip(columns, proba)}}

@@ -72,12 +72,12 @@ def split_labels(labels, separator: str) -> tuple[np.ndarray, list]:
 
     Examples
     --------
-    >>> Y, names = split_labels(["joy,love", "anger", ""], ",")
+    >>> Y, names = split_labels(["joy,love", "anger", "", None], ",")
     >>> Y.tolist(), names
-    ([[0, 1, 1], [1, 0, 0], [0, 0, 0]], ['anger', 'joy', 'love'])
+    ([[0, 1, 1], [1, 0, 0], [0, 0, 0], [0, 0, 0]], ['anger', 'joy', 'love'])
     """
     cells = [
-        [part.strip() for part in str(value).split(separator) if part.strip()]
+        [] if value is None else [p.strip() for p in str(value).split(separator) if p.strip()]
         for value in np.asarray(labels, dtype=object).tolist()
     ]
     names = sorted({label for cell in cells for label in cell})
@@ -99,11 +99,14 @@ def decide_task(corpus, requested: str, separator: str, name: str, say=print) ->
             )
         reason = "its labels are lists (type_of_target: 'multilabel-indicator')"
         return Task("multilabel", corpus.X, corpus.y, reason, corpus.target_names, corpus.test_mask)
-    X, y, mask = _drop_empty(corpus, say, name)
-    if requested == "multilabel":
-        Y, names = split_labels(y, separator)
+    if requested == "multilabel":  # an empty cell is a document without labels: kept
+        Y, names = split_labels(corpus.y, separator)
         reason = f"asked (--task multilabel): label cells split at {separator!r}"
-        return Task("multilabel", X, Y, reason, names, mask)
+        n_empty = int((Y.sum(axis=1) == 0).sum())
+        if n_empty:
+            reason += f"; {n_empty} empty cell(s) read as documents without labels"
+        return Task("multilabel", corpus.X, Y, reason, names, corpus.test_mask)
+    X, y, mask = _drop_empty(corpus, say, name)
     numbers = _numbers(y)
     target = type_of_target(numbers if numbers is not None else y)
     if requested == "regression":

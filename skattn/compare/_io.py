@@ -144,12 +144,27 @@ def _multilabel_corpus(path: str | os.PathLike, texts: list, labels: list, lists
                 "rows hold lists of labels; a multi-label column holds a list in every row "
                 "([] for none)."
             )
+    for row, parsed in enumerate(lists, start=1):
+        for label in parsed:
+            _check_list_label(path, row, label)
     names = sorted({label for parsed in lists for label in parsed}, key=lambda v: (str(type(v)), v))
     column = {label: j for j, label in enumerate(names)}
     y = np.zeros((len(texts), len(names)), dtype=np.int64)
     for i, parsed in enumerate(lists):
         y[i, [column[label] for label in parsed]] = 1
     return Corpus(texts, y, target_names=names)
+
+
+def _check_list_label(path, row: int, label) -> None:
+    """Refuse what cannot name a label: null, NaN, booleans (True is 1 in a set), containers."""
+    if isinstance(label, str) or (
+        isinstance(label, (int, float)) and not isinstance(label, bool) and label == label
+    ):
+        return
+    raise ValueError(
+        f"{os.fspath(path)}: row {row} holds {json.dumps(label)} among its labels; a label "
+        "in a list is a string or a number ([] for a document without labels)."
+    )
 
 
 def read_documents(path: str | os.PathLike, text_column: str = "text") -> list[str]:

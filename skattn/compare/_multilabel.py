@@ -111,8 +111,7 @@ def compare_multilabel(
     on_last_fold : callable, optional
         ``on_last_fold(name, fitted_model, X_test, Y_test)`` after each model's last fold.
     label_names : sequence of str, optional
-        One per column of ``Y``: fitted as a DataFrame's columns, so the
-        attention models answer, explain and warn by these names.
+        One per column of ``Y``: the fitted DataFrame's columns, the labels' names.
 
     Returns
     -------

@@ -843,13 +843,11 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         y : array-like, optional
             True labels, shown beside the predictions (multi-label: indicators).
         label : optional
-            Explain this class's probability (a value of ``classes_``;
-            multi-label: a column index, or one of ``label_names_``;
-            regressor: a column index) in every document.
-            Default: each one's prediction (multi-label: its likeliest label).
+            Explain this class's probability (a value of ``classes_``; multi-label:
+            an index or a name of ``label_names_``; regressor: a column index) in
+            every document. Default: each one's prediction (multi-label: its likeliest).
         target_names : sequence of str, optional
-            Multi-label: each label's name, shown instead of its index
-            (default: ``label_names_`` when the model has them).
+            Multi-label: the labels' names shown (default: ``label_names_``, if any).
         method : str, optional
             :data:`skattn.explain.METHODS` (``"sentence_occlusion"``:
             hierarchical models). Default: ``"integrated_gradients"``, the
@@ -924,7 +922,7 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
     def _label_names(self, target_names: Sequence[str] | None):
         """A function that shows labels (a label, or a list of them) by their names."""
         if target_names is None:
-            target_names = getattr(self.task_, "label_names", None)
+            target_names = getattr(self.task_, "names", None)
         if target_names is None:
             return lambda value: value
         if not isinstance(self.task_, MultiLabelTask):

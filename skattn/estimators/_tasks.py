@@ -330,7 +330,15 @@ class MultiLabelTask(_ClassificationTask):
         super().__init__(threshold, class_weight)
         self.output_dtype: str | None = None
         self.sparse = False
-        self.label_names: list[str] | None = None
+        #: The labels' names: a DataFrame ``y``'s string columns (None: unnamed).
+        self.names: list[str] | None = None
+
+    def __setstate__(self, state: dict) -> None:
+        # Development builds of 0.4 kept any columns' text, for warnings only,
+        # in "label_names"; they never named the answers, so they are dropped.
+        state.pop("label_names", None)
+        state.setdefault("names", None)
+        self.__dict__.update(state)
 
     def base_epochs(self, model_base: int) -> tuple[int, str]:
         if model_base >= self.BASE_EPOCHS:
@@ -354,8 +362,8 @@ class MultiLabelTask(_ClassificationTask):
                 f"warm_start: y is an indicator matrix of {n_labels} labels; the model was "
                 f"fitted with {fitted} labels."
             )
-        self.label_names = _warm_names(self.label_names, warm)
-        _check_labels_vary(dense, self.label_names)
+        self.names = _warm_names(self.names, warm)
+        _check_labels_vary(dense, self.names)
         self.classes = np.arange(n_labels)
         self.output_dtype, self.sparse = dense.dtype.str, bool(sp.issparse(y))
         self._settle_threshold()
@@ -380,14 +388,25 @@ class MultiLabelTask(_ClassificationTask):
 
     def decision_rule(self) -> DecisionRule:
         return DecisionRule.multilabel(
-            len(self.classes), self.thresholds, self.output_dtype, self.label_names
+            len(self.classes), self.thresholds, self.output_dtype, self.names
         )
 
     def scores(self, logits: np.ndarray) -> np.ndarray:
         return _probabilities(logits, multilabel=True)
 
     def checked(self, y: Any, n_samples: int) -> np.ndarray:
-        """A multi-label ``y`` after ``fit``: an indicator matrix of the fitted labels."""
+        """A multi-label ``y`` after ``fit``: an indicator matrix of the fitted labels.
+
+        A DataFrame whose columns name labels must name the fitted ones, in
+        their order: read by position, another order would pair each
+        document with other labels.
+        """
+        names = _column_names(y)
+        if names is not None and self.names is not None and names != self.names:
+            raise ValueError(
+                f"y's columns {names[:10]} are not the labels the model was fitted with, "
+                f"{self.names[:10]}, in that order (y[model.label_names_] reorders them)."
+            )
         if not is_indicator_matrix(y):
             raise ValueError(
                 f"y has shape {np.shape(y)}; the model was fitted on a multi-label indicator "
@@ -424,18 +443,18 @@ class MultiLabelTask(_ClassificationTask):
         return [self.classes[row].tolist() for row in indicator]
 
     def label_column(self, label: Any) -> int:
-        if self.label_names is not None and isinstance(label, str):
-            if label not in self.label_names:
+        if self.names is not None and isinstance(label, str):
+            if label not in self.names:
                 raise ValueError(
-                    f"label {label!r} is not one of the model's labels {self.label_names[:10]}."
+                    f"label {label!r} is not one of the model's labels {self.names[:10]}."
                 )
-            return self.label_names.index(label)
+            return self.names.index(label)
         return super().label_column(label)
 
     def attributes(self) -> dict[str, Any]:
         attributes = super().attributes()
-        if self.label_names is not None:
-            attributes["label_names_"] = np.array(self.label_names, dtype=object)
+        if self.names is not None:
+            attributes["label_names_"] = np.array(self.names, dtype=object)
         return attributes
 
     def state(self) -> dict[str, Any]:
@@ -445,7 +464,7 @@ class MultiLabelTask(_ClassificationTask):
             "thresholds": thresholds,
             "target_dtype": self.output_dtype,
             "sparse_target": self.sparse,
-            "label_names": self.label_names,
+            "label_names": self.names,
         }
 
     @classmethod
@@ -459,7 +478,7 @@ class MultiLabelTask(_ClassificationTask):
         names = state.get("label_names")
         if names is not None and not isinstance(names, list):
             raise ValueError(f"label_names is {names!r}; expected a list of names.")
-        task.label_names = names  # checked with the decision rule it makes
+        task.names = names  # checked with the decision rule it makes
         return task
 
 
@@ -480,7 +499,7 @@ def classification_task(y: Any, n_samples: int, threshold: Any = "auto", class_w
     if y is None or not is_indicator_matrix(y):
         return SingleLabelTask(threshold, class_weight), SingleLabelTask.check(y, n_samples)
     task = MultiLabelTask(threshold, class_weight)
-    task.label_names = _column_names(y)
+    task.names = _column_names(y)
     return task, MultiLabelTask.check(y, n_samples)
 
 
@@ -504,7 +523,7 @@ def _column_names(y: Any) -> list[str] | None:
 
 def _warm_names(names: list[str] | None, warm: Task | None) -> list[str] | None:
     """The label names of a warm start: the fitted ones, which new names must equal."""
-    fitted = getattr(warm, "label_names", None)
+    fitted = getattr(warm, "names", None)
     if fitted is None or names is None:
         return names if fitted is None else fitted
     if names != fitted:

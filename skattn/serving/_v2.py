@@ -267,6 +267,10 @@ def metadata(served) -> dict[str, Any]:
             ]
         if output["name"] == "prediction" and served.runtime.config.get("target_ndim") == 1:
             output["shape"] = [-1]
+        if output["name"] == "probabilities" or (
+            output["name"] == "label" and served.kind == "multilabel"
+        ):  # what each column is: the classes, or the labels by name
+            output["parameters"] = {"columns": served.classes}
     return {
         "name": served.name,
         "versions": [VERSION],

@@ -306,17 +306,23 @@ def _refuse_lists_of_labels(y: Any) -> None:
         one_dimensional = True
     else:
         return
-    if not len(items) or not isinstance(items[0], (list, tuple, set, frozenset)):
+    types = set(map(type, items))  # at C speed: labels are not walked one by one
+    if not any(issubclass(t, _COLLECTIONS) for t in types):
         return
-    ragged = isinstance(items[0], (set, frozenset)) or len(set(map(_length, items))) > 1
-    if ragged or one_dimensional:
-        raise ValueError(
-            f"y holds collections of labels (y[0] is {items[0]!r}); a multi-label y is a 0/1 "
-            "indicator matrix, one column per label: "
-            "sklearn.preprocessing.MultiLabelBinarizer().fit_transform(y) makes one; pass it "
-            "as a pandas DataFrame with columns=binarizer.classes_ and the model answers "
-            "those names."
-        )
+    rows = all(issubclass(t, (list, tuple, np.ndarray)) for t in types)
+    if rows and not one_dimensional and len(set(map(_length, items))) == 1:
+        return  # rows of equal length: perhaps an indicator matrix
+    first = next(i for i, item in enumerate(items) if isinstance(item, _COLLECTIONS))
+    raise ValueError(
+        f"y holds collections of labels (y[{first}] is {items[first]!r}); a multi-label y is "
+        "a 0/1 indicator matrix, one column per label: "
+        "sklearn.preprocessing.MultiLabelBinarizer().fit_transform(y) makes one; pass it "
+        "as a pandas DataFrame with columns=binarizer.classes_ and the model answers "
+        "those names."
+    )
+
+
+_COLLECTIONS = (list, tuple, set, frozenset, np.ndarray)
 
 
 def _length(item: Any) -> int:
