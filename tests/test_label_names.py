@@ -247,3 +247,25 @@ def test_a_task_pickled_by_a_development_build_answers_indices(named):
     restored = pickle.loads(pickle.dumps(model))
     assert restored.task_.names is None
     assert restored.decision_rule_.labels(np.eye(3, dtype=int)) == [[0], [1], [2]]
+
+
+def test_tuned_thresholds_of_any_estimator_keep_the_names(named):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.pipeline import make_pipeline
+
+    from skattn.model_selection import TunedThresholdMultiLabelClassifier
+
+    X, Y = named
+    linear = make_pipeline(TfidfVectorizer(), OneVsRestClassifier(LogisticRegression()))
+    tuned = TunedThresholdMultiLabelClassifier(linear, random_state=0).fit(X, Y)
+    assert tuned.label_names_.tolist() == NAMES
+    rows = tuned.predict(X)
+    assert tuned.decision_rule_.labels(rows) == _names_of(rows)
+    assert any(_names_of(rows))
+    tuned.fit(X, Y.to_numpy())
+    assert not hasattr(tuned, "label_names_")
+    assert tuned.decision_rule_.labels(tuned.predict(X[:1])) == [
+        np.flatnonzero(tuned.predict(X[:1])[0]).tolist()
+    ]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import abc
 import warnings
-from collections import Counter
 from numbers import Integral
 from typing import Any, ClassVar
 
@@ -35,6 +34,7 @@ from skattn.utils._validation import (
     check_same_length,
     check_targets,
     is_indicator_matrix,
+    label_names_of,
 )
 
 __all__ = ["MultiLabelTask", "RegressionTask", "SingleLabelTask", "Task", "classification_task"]
@@ -401,7 +401,7 @@ class MultiLabelTask(_ClassificationTask):
         their order: read by position, another order would pair each
         document with other labels.
         """
-        names = _column_names(y)
+        names = label_names_of(y)
         if names is not None and self.names is not None and names != self.names:
             raise ValueError(
                 f"y's columns {names[:10]} are not the labels the model was fitted with, "
@@ -499,26 +499,8 @@ def classification_task(y: Any, n_samples: int, threshold: Any = "auto", class_w
     if y is None or not is_indicator_matrix(y):
         return SingleLabelTask(threshold, class_weight), SingleLabelTask.check(y, n_samples)
     task = MultiLabelTask(threshold, class_weight)
-    task.names = _column_names(y)
+    task.names = label_names_of(y)
     return task, MultiLabelTask.check(y, n_samples)
-
-
-def _column_names(y: Any) -> list[str] | None:
-    """A DataFrame ``y``'s column names, when every one is a string (scikit-learn's rule).
-
-    They name the labels wherever a model answers lists of labels. Names that
-    repeat or are empty would answer ambiguously, so they are refused.
-    """
-    columns = list(y.columns) if hasattr(y, "columns") else []
-    if not columns or not all(isinstance(c, str) for c in columns):
-        return None
-    repeated = sorted(c for c, n in Counter(columns).items() if n > 1)
-    if repeated or "" in columns:
-        raise ValueError(
-            f"y's columns name its labels, so they must be distinct and non-empty; "
-            f"{'repeated: ' + str(repeated[:10]) if repeated else 'one is empty'}."
-        )
-    return columns
 
 
 def _warm_names(names: list[str] | None, warm: Task | None) -> list[str] | None:

@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skattn.decisions import DecisionRule
 from skattn.utils._params import Interval, validate_params
-from skattn.utils._validation import check_indicator_matrix
+from skattn.utils._validation import check_indicator_matrix, label_names_of
 
 __all__ = [
     "THRESHOLD_OPTIONS",
@@ -277,6 +277,12 @@ class TunedThresholdMultiLabelClassifier(MetaEstimatorMixin, ClassifierMixin, Ba
     thresholds_ : ndarray of shape (n_labels,)
     classes_ : ndarray
         The label indices 0 … n_labels − 1.
+    label_names_ : ndarray of str
+        ``y``'s column names, when it was a DataFrame with string column
+        names (only then).
+    decision_rule_ : skattn.decisions.DecisionRule
+        How ``predict`` decides; its ``labels`` lists each row's labels by
+        name when there are ``label_names_``.
 
     Examples
     --------
@@ -290,6 +296,10 @@ class TunedThresholdMultiLabelClassifier(MetaEstimatorMixin, ClassifierMixin, Ba
     >>> tuned = TunedThresholdMultiLabelClassifier(linear, random_state=0).fit(X, Y)
     >>> tuned.predict(["good fun", "sad"]).tolist()
     [[1, 1], [0, 0]]
+    >>> import pandas as pd
+    >>> named = tuned.fit(X, pd.DataFrame(Y, columns=["good", "fun"]))
+    >>> named.decision_rule_.labels(named.predict(["good fun", "sad"]))
+    [['good', 'fun'], []]
     """
 
     _parameter_constraints: dict = {
@@ -333,6 +343,7 @@ class TunedThresholdMultiLabelClassifier(MetaEstimatorMixin, ClassifierMixin, Ba
                 f"estimator must have predict_proba (a classifier of probabilities); "
                 f"{type(self.estimator).__name__} has none."
             )
+        names = label_names_of(y)
         Y = check_indicator_matrix(y, len(X))
         rows = np.arange(len(X))
         fit_rows, tune_rows = train_test_split(
@@ -345,7 +356,22 @@ class TunedThresholdMultiLabelClassifier(MetaEstimatorMixin, ClassifierMixin, Ba
         self.estimator_ = clone(self.estimator).fit(X, Y) if self.refit else model
         self.classes_ = np.arange(Y.shape[1])
         self._target_dtype = Y.dtype
+        self.__dict__.pop("label_names_", None)
+        if names is not None:
+            self.label_names_ = np.array(names, dtype=object)
         return self
+
+    @property
+    def decision_rule_(self) -> DecisionRule:
+        """Each label at its ``thresholds_``, named by ``label_names_`` when set."""
+        check_is_fitted(self, "estimator_")
+        names = getattr(self, "label_names_", None)
+        return DecisionRule.multilabel(
+            len(self.thresholds_),
+            self.thresholds_,
+            self._target_dtype,
+            None if names is None else names.tolist(),
+        )
 
     def predict_proba(self, X) -> np.ndarray:
         """Each label's probability, (n_samples, n_labels)."""
@@ -355,8 +381,7 @@ class TunedThresholdMultiLabelClassifier(MetaEstimatorMixin, ClassifierMixin, Ba
     def predict(self, X) -> np.ndarray:
         """The indicator matrix: label j where its probability reaches ``thresholds_[j]``."""
         proba = self.predict_proba(X)  # checks that the model is fitted
-        rule = DecisionRule.multilabel(len(self.thresholds_), self.thresholds_, self._target_dtype)
-        return rule.decide(proba)
+        return self.decision_rule_.decide(proba)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
 from numbers import Integral
@@ -327,6 +328,37 @@ _COLLECTIONS = (list, tuple, set, frozenset, np.ndarray)
 
 def _length(item: Any) -> int:
     return len(item) if isinstance(item, (list, tuple, set, frozenset, np.ndarray)) else -1
+
+
+def label_names_of(y: Any) -> list[str] | None:
+    """A DataFrame ``y``'s column names, when every one is a string (scikit-learn's rule).
+
+    They name a multi-label model's labels wherever it answers lists of
+    labels. Names that repeat or are empty would answer ambiguously, so they
+    are refused.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> label_names_of(pd.DataFrame([[1, 0]], columns=["joy", "anger"]))
+    ['joy', 'anger']
+    >>> label_names_of(pd.DataFrame([[1, 0]])) is None
+    True
+    >>> label_names_of(pd.DataFrame([[1, 0]], columns=["joy", "joy"]))
+    Traceback (most recent call last):
+    ...
+    ValueError: y's columns name its labels, so they must be distinct and non-empty; repeated...
+    """
+    columns = list(y.columns) if hasattr(y, "columns") else []
+    if not columns or not all(isinstance(c, str) for c in columns):
+        return None
+    repeated = sorted(c for c, n in Counter(columns).items() if n > 1)
+    if repeated or "" in columns:
+        raise ValueError(
+            f"y's columns name its labels, so they must be distinct and non-empty; "
+            f"{'repeated: ' + str(repeated[:10]) if repeated else 'one is empty'}."
+        )
+    return columns
 
 
 def check_indicator_matrix(y: Any, n_samples: int) -> np.ndarray:
