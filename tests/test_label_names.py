@@ -269,3 +269,17 @@ def test_tuned_thresholds_of_any_estimator_keep_the_names(named):
     assert tuned.decision_rule_.labels(tuned.predict(X[:1])) == [
         np.flatnonzero(tuned.predict(X[:1])[0]).tolist()
     ]
+
+
+def test_label_attention_rows_are_named_by_their_label(named, fitted):
+    X, _ = named
+    assert fitted.choices_["label_attention"]["value"]  # the multi-label default
+    record = fitted.explain(X[:1], method="attention")[0]
+    hops = fitted.label_hops
+    assert record["hop_names"] == [f"{n} {k + 1}" for n in NAMES for k in range(hops)]
+    assert len(record["hop_names"]) == len(record["attention"])
+    html = fitted.explain(X[:1], method="attention").to_html()
+    assert "<th>negative 2</th>" in html and "<th>hop 0</th>" not in html
+    # Without label attention the rows are hops, named by their number.
+    shared = small_self_attentive(max_epochs=1, label_attention=False).fit(X, named[1])
+    assert "hop_names" not in shared.explain(X[:1], method="attention")[0]

@@ -338,7 +338,8 @@ def explanation_records(
     describes its first text so and its second under ``"second"``
     (``tokens``, ``scores``). ``"attention"`` records also keep the maps
     themselves: ``attention`` (r, n_tokens), or ``sentence_attention`` and
-    ``word_attention``.
+    ``word_attention``; with label attention, ``hop_names`` says whose each
+    row of ``attention`` is ("love 1", "love 2", ...).
 
     Parameters
     ----------
@@ -377,4 +378,23 @@ def explanation_records(
             body = _text_body(documents, i, token_score, extra)
         shown = estimator.task_.shown_prediction(documents.full_proba[i])
         records.append({"method": method, **shown, **body})
+    hop_names = _hop_names(estimator)
+    for record in records if hop_names else ():
+        if "attention" in record:
+            record["hop_names"] = hop_names
     return records
+
+
+def _hop_names(estimator) -> list[str] | None:
+    """Each attention row's class or label when each has hops of its own (label attention).
+
+    The rows are ``label_hops`` per class, the first class's first (what
+    :class:`~skattn.nn.LabelAttentionHead` reads): "love 1", "love 2", ...
+    """
+    choice = getattr(estimator, "choices_", {}).get("label_attention", {})
+    if not choice.get("value"):
+        return None
+    task = estimator.task_
+    names = getattr(task, "names", None)
+    labels = names or [task.column_label(j) for j in range(task.n_outputs())]
+    return [f"{label} {k + 1}" for label in labels for k in range(estimator.label_hops)]

@@ -8,7 +8,10 @@ Self-attentive documents::
 
     {"method": str, "tokens": [str, ...], "scores": ndarray (n_tokens,),
      "prediction": label, "proba": ndarray (n_classes,), ["true_label": label],
-     ["attention": ndarray (r, n_tokens)]}
+     ["attention": ndarray (r, n_tokens), ["hop_names": [str, ...]]]}
+
+(``hop_names``: with label attention, whose each row of ``attention`` is,
+``"love 1"``, ``"love 2"``, ...; the page and the figure name the rows so.)
 
 Hierarchical documents::
 
@@ -379,9 +382,10 @@ def _self_attentive_html(record: dict, label: str = "sum") -> str:
         + "".join(_cell(w, text=t) for t, w in zip(record["tokens"], summed_attention(record)))
         + "</tr>"
     )
+    names = record.get("hop_names") or [f"hop {h}" for h in range(len(record["attention"]))]
     hops = "".join(
-        f"<tr><th>hop {h}</th>" + "".join(_cell(w) for w in hop) + "</tr>"
-        for h, hop in enumerate(record["attention"])
+        f"<tr><th>{_escape(str(name))}</th>" + "".join(_cell(w) for w in hop) + "</tr>"
+        for name, hop in zip(names, record["attention"])
     )
     return f'<table class="sa" dir="auto">{tokens}{hops}</table>'
 
@@ -731,15 +735,16 @@ def _hierarchical_layout(record: dict) -> list[_Row]:
 def _attention_layout(record: dict) -> list[_Row]:
     """Per wrapped line: the summed attention under the tokens, then one row per hop."""
     tokens, summed = record["tokens"], summed_attention(record)
+    names = record.get("hop_names") or [f"hop {h}" for h in range(len(record["attention"]))]
     widths = _cell_widths(tokens)
     rows: list[_Row] = []
     for start, end in _wrapped(widths):
         span = slice(start, end)
         cells = zip(tokens[span], summed[span], widths[span])
         rows.append(("sum", [(t, _shade((255, 0, 0), w), c) for t, w, c in cells]))
-        for h, hop in enumerate(record["attention"]):
+        for name, hop in zip(names, record["attention"]):
             hop_cells = [("", _shade((255, 0, 0), w), c) for w, c in zip(hop[span], widths[span])]
-            rows.append((f"hop {h}", hop_cells))
+            rows.append((str(name), hop_cells))
         rows.append(("", []))
     return rows[:-1]
 
