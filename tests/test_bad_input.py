@@ -302,6 +302,13 @@ def test_a_missing_cell_of_a_multi_label_frame_is_named():
         model.fit(GOOD_X, y)
 
 
+def test_zero_dimensional_arrays_are_single_labels():
+    # numpy's 0-d arrays are labels, not collections of labels.
+    model = SMALL_ESTIMATORS["SelfAttentiveClassifier"](max_epochs=1)
+    labels = [np.array(v) for v in GOOD_Y]
+    assert model.fit(GOOD_X, labels).classes_.tolist() == sorted(set(GOOD_Y))
+
+
 def test_labels_of_unusual_types_are_not_compared_to_find_a_nan():
     from skattn.utils._validation import first_missing
 

@@ -283,3 +283,51 @@ def test_label_attention_rows_are_named_by_their_label(named, fitted):
     # Without label attention the rows are hops, named by their number.
     shared = small_self_attentive(max_epochs=1, label_attention=False).fit(X, named[1])
     assert "hop_names" not in shared.explain(X[:1], method="attention")[0]
+
+
+def test_the_rows_named_are_the_fitted_rows_whatever_label_hops_says_now(named):
+    X, Y = named
+    model = small_self_attentive(max_epochs=1, label_hops=2).fit(X, Y)
+    model.set_params(label_hops=1)  # a parameter changed after fit: the network keeps two
+    record = model.explain(X[:1], method="attention")[0]
+    assert len(record["attention"]) == 6
+    assert record["hop_names"] == [f"{n} {k}" for n in NAMES for k in (1, 2)]
+
+
+def test_a_pickle_whose_task_kept_label_names_answers_them(named, fitted):
+    # Builds between the names' first commit and the task's "names" kept them
+    # in the task's "label_names" and in the estimator's label_names_.
+    import pickle
+
+    X, Y = named
+    model = pickle.loads(pickle.dumps(fitted))
+    model.task_.__dict__.pop("names")
+    restored = pickle.loads(pickle.dumps(model))
+    assert restored.task_.names == NAMES
+    rows = restored.predict(X)
+    assert restored.decision_rule_.labels(rows) == _names_of(rows)
+    with pytest.raises(ValueError, match="in that order"):
+        restored.score(X, Y[["long", "negative", "positive"]])
+
+
+def test_tuned_thresholds_refuse_a_reordered_y_at_score(named):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.pipeline import make_pipeline
+
+    from skattn.model_selection import TunedThresholdMultiLabelClassifier
+
+    X, Y = named
+    linear = make_pipeline(TfidfVectorizer(), OneVsRestClassifier(LogisticRegression()))
+    tuned = TunedThresholdMultiLabelClassifier(linear, random_state=0).fit(X, Y)
+    assert tuned.score(X, Y) == tuned.score(X, Y.to_numpy())
+    with pytest.raises(ValueError, match="in that order"):
+        tuned.score(X, Y[["long", "negative", "positive"]])
+
+
+def test_a_label_list_holding_bytes_is_refused_naming_its_row():
+    from skattn.compare._io import _multilabel_corpus
+
+    with pytest.raises(ValueError, match=r"row 2 holds b'y' among its labels"):
+        _multilabel_corpus("tags.parquet", ["a", "b"], [["x"], [b"y"]], [["x"], [b"y"]])

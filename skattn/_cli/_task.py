@@ -72,12 +72,12 @@ def split_labels(labels, separator: str) -> tuple[np.ndarray, list]:
 
     Examples
     --------
-    >>> Y, names = split_labels(["joy,love", "anger", "", None], ",")
+    >>> Y, names = split_labels(["joy,love", "anger", "", None, float("nan")], ",")
     >>> Y.tolist(), names
-    ([[0, 1, 1], [1, 0, 0], [0, 0, 0], [0, 0, 0]], ['anger', 'joy', 'love'])
+    ([[0, 1, 1], [1, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]], ['anger', 'joy', 'love'])
     """
     cells = [
-        [] if value is None else [p.strip() for p in str(value).split(separator) if p.strip()]
+        [] if _missing(value) else [p.strip() for p in str(value).split(separator) if p.strip()]
         for value in np.asarray(labels, dtype=object).tolist()
     ]
     names = sorted({label for cell in cells for label in cell})
@@ -86,6 +86,11 @@ def split_labels(labels, separator: str) -> tuple[np.ndarray, list]:
     for i, cell in enumerate(cells):
         Y[i, [column[label] for label in cell]] = 1
     return Y, names
+
+
+def _missing(value) -> bool:
+    """An empty cell as a reader gives it: None (JSON's null) or NaN (pandas, parquet)."""
+    return value is None or (isinstance(value, float) and value != value)
 
 
 def decide_task(corpus, requested: str, separator: str, name: str, say=print) -> Task:

@@ -161,8 +161,12 @@ def _check_list_label(path, row: int, label) -> None:
         isinstance(label, (int, float)) and not isinstance(label, bool) and label == label
     ):
         return
+    try:
+        shown = json.dumps(label)
+    except (TypeError, ValueError):  # bytes from a parquet list<binary>, say
+        shown = repr(label)
     raise ValueError(
-        f"{os.fspath(path)}: row {row} holds {json.dumps(label)} among its labels; a label "
+        f"{os.fspath(path)}: row {row} holds {shown} among its labels; a label "
         "in a list is a string or a number ([] for a document without labels)."
     )
 

@@ -30,6 +30,7 @@ from skattn.utils._validation import (
     as_label_array,
     check_indicator_matrix,
     check_known_labels,
+    check_label_names,
     check_labels,
     check_same_length,
     check_targets,
@@ -401,12 +402,7 @@ class MultiLabelTask(_ClassificationTask):
         their order: read by position, another order would pair each
         document with other labels.
         """
-        names = label_names_of(y)
-        if names is not None and self.names is not None and names != self.names:
-            raise ValueError(
-                f"y's columns {names[:10]} are not the labels the model was fitted with, "
-                f"{self.names[:10]}, in that order (y[model.label_names_] reorders them)."
-            )
+        check_label_names(y, self.names)
         if not is_indicator_matrix(y):
             raise ValueError(
                 f"y has shape {np.shape(y)}; the model was fitted on a multi-label indicator "

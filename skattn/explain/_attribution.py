@@ -378,23 +378,25 @@ def explanation_records(
             body = _text_body(documents, i, token_score, extra)
         shown = estimator.task_.shown_prediction(documents.full_proba[i])
         records.append({"method": method, **shown, **body})
-    hop_names = _hop_names(estimator)
-    for record in records if hop_names else ():
-        if "attention" in record:
-            record["hop_names"] = hop_names
+    _name_hops(estimator, records)
     return records
 
 
-def _hop_names(estimator) -> list[str] | None:
-    """Each attention row's class or label when each has hops of its own (label attention).
+def _name_hops(estimator, records: list[dict]) -> None:
+    """Name each attention row by its class or label when each has hops of its own.
 
-    The rows are ``label_hops`` per class, the first class's first (what
-    :class:`~skattn.nn.LabelAttentionHead` reads): "love 1", "love 2", ...
+    With label attention the rows of A are k per class, the first class's
+    first (what :class:`~skattn.nn.LabelAttentionHead` reads): "love 1",
+    "love 2", ... k is read from the fitted rows, not from ``label_hops``,
+    which may have been set since.
     """
     choice = getattr(estimator, "choices_", {}).get("label_attention", {})
     if not choice.get("value"):
-        return None
+        return
     task = estimator.task_
-    names = getattr(task, "names", None)
-    labels = names or [task.column_label(j) for j in range(task.n_outputs())]
-    return [f"{label} {k + 1}" for label in labels for k in range(estimator.label_hops)]
+    labels = getattr(task, "names", None) or [task.column_label(j) for j in range(task.n_outputs())]
+    for record in records:
+        n_rows = len(record.get("attention", ()))
+        if n_rows and n_rows % len(labels) == 0:
+            per_label = n_rows // len(labels)
+            record["hop_names"] = [f"{lab} {k + 1}" for lab in labels for k in range(per_label)]

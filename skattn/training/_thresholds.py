@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skattn.decisions import DecisionRule
 from skattn.utils._params import Interval, validate_params
-from skattn.utils._validation import check_indicator_matrix, label_names_of
+from skattn.utils._validation import check_indicator_matrix, check_label_names, label_names_of
 
 __all__ = [
     "THRESHOLD_OPTIONS",
@@ -382,6 +382,12 @@ class TunedThresholdMultiLabelClassifier(MetaEstimatorMixin, ClassifierMixin, Ba
         """The indicator matrix: label j where its probability reaches ``thresholds_[j]``."""
         proba = self.predict_proba(X)  # checks that the model is fitted
         return self.decision_rule_.decide(proba)
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Subset accuracy; a DataFrame ``y`` must name the fitted labels, in their order."""
+        check_is_fitted(self, "estimator_")
+        check_label_names(y, getattr(self, "label_names_", None))
+        return super().score(X, y, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -310,10 +310,12 @@ def _refuse_lists_of_labels(y: Any) -> None:
     types = set(map(type, items))  # at C speed: labels are not walked one by one
     if not any(issubclass(t, _COLLECTIONS) for t in types):
         return
+    first = next((i for i, item in enumerate(items) if _is_collection(item)), None)
+    if first is None:  # numpy's 0-d arrays: single labels
+        return
     rows = all(issubclass(t, (list, tuple, np.ndarray)) for t in types)
     if rows and not one_dimensional and len(set(map(_length, items))) == 1:
         return  # rows of equal length: perhaps an indicator matrix
-    first = next(i for i, item in enumerate(items) if isinstance(item, _COLLECTIONS))
     raise ValueError(
         f"y holds collections of labels (y[{first}] is {items[first]!r}); a multi-label y is "
         "a 0/1 indicator matrix, one column per label: "
@@ -326,8 +328,15 @@ def _refuse_lists_of_labels(y: Any) -> None:
 _COLLECTIONS = (list, tuple, set, frozenset, np.ndarray)
 
 
+def _is_collection(item: Any) -> bool:
+    """A list, tuple, set or array of labels (a 0-d array is one label)."""
+    if isinstance(item, np.ndarray):
+        return item.ndim > 0
+    return isinstance(item, (list, tuple, set, frozenset))
+
+
 def _length(item: Any) -> int:
-    return len(item) if isinstance(item, (list, tuple, set, frozenset, np.ndarray)) else -1
+    return len(item) if _is_collection(item) else -1
 
 
 def label_names_of(y: Any) -> list[str] | None:
@@ -359,6 +368,29 @@ def label_names_of(y: Any) -> list[str] | None:
             f"{'repeated: ' + str(repeated[:10]) if repeated else 'one is empty'}."
         )
     return columns
+
+
+def check_label_names(y: Any, fitted: Sequence[str] | None) -> None:
+    """Refuse a DataFrame ``y`` whose columns name other labels than ``fitted``, or another order.
+
+    Read by position, the same names in another order would pair each
+    document with other labels (a score or a page's true labels).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_label_names(pd.DataFrame([[1, 0]], columns=["joy", "anger"]), ["joy", "anger"])
+    >>> check_label_names(pd.DataFrame([[1, 0]], columns=["anger", "joy"]), ["joy", "anger"])
+    Traceback (most recent call last):
+    ...
+    ValueError: y's columns ['anger', 'joy'] are not the labels the model was fitted with, ...
+    """
+    names = label_names_of(y)
+    if names is not None and fitted is not None and names != list(fitted):
+        raise ValueError(
+            f"y's columns {names[:10]} are not the labels the model was fitted with, "
+            f"{list(fitted)[:10]}, in that order (y[model.label_names_] reorders them)."
+        )
 
 
 def check_indicator_matrix(y: Any, n_samples: int) -> np.ndarray:
