@@ -690,7 +690,7 @@ def test_a_separator_joined_label_column_is_multilabel(polarity_rows, tmp_path):
     rows = [
         [x, ["neg", "pos"][label] + (";long" if len(x) > 100 else "")] for x, label in zip(X, y)
     ]
-    rows[0][1] = ""  # a row without labels is left out, and said
+    rows[0][1] = ""  # a document without labels: kept, and counted
     path = _write_csv(tmp_path / "m.csv", rows)
     output = tmp_path / "out"
     done = run_cli(
@@ -698,10 +698,13 @@ def test_a_separator_joined_label_column_is_multilabel(polarity_rows, tmp_path):
         "--models", "ovr_bow_tfidf", "--faithfulness", "0", "--output", output,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert "left out 1 row(s) with an empty label" in done.stdout
-    assert "task multilabel: asked (--task multilabel): label cells split at ';'" in done.stdout
+    assert "left out" not in done.stdout
+    assert (
+        "task multilabel: asked (--task multilabel): label cells split at ';'; "
+        "1 empty cell(s) read as documents without labels"
+    ) in done.stdout
     document = json.loads((output / "results.json").read_text(encoding="utf-8"))
-    assert document["labels"] == ["long", "neg", "pos"] and document["documents"] == 199
+    assert document["labels"] == ["long", "neg", "pos"] and document["documents"] == 200
     assert document["results"][0]["macro_f1_mean"] > 0.0
 
 
