@@ -58,3 +58,14 @@ def declare_size(path, member, size):
 
 def _shorts(raw, offset, positions):
     return [int.from_bytes(raw[offset + i : offset + i + 2], "little") for i in positions]
+
+
+def write_csv(path, texts, labels, columns=("text", "label")):
+    """A two-column CSV of texts and their labels, as a user's file."""
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        writer.writerows(zip(texts, labels))
+    return path

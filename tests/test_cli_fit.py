@@ -16,15 +16,13 @@ from skattn import (
 from skattn.__main__ import main
 from skattn.datasets import fetch_sentence_polarity
 
+from _common import write_csv
+
 SMALL = ["max_epochs=2", "embedding_dim=16", "hidden_size=8", "embeddings=None"]
 
 
 def _table(path, texts, labels):
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["body", "stars"])
-        writer.writerows(zip(texts, labels))
-    return path
+    return write_csv(path, texts, labels, columns=("body", "stars"))
 
 
 def _fit(*argv):

@@ -666,9 +666,8 @@ class AttentionEstimatorBase(TransformerMixin, BaseEstimator, metaclass=abc.ABCM
         if "net_" in self.__dict__ and "task_" not in self.__dict__:
             # Pickled by skattn 0.3, which kept its task in private attributes.
             self.task_ = self._task_from_0_3_attributes()
-        names = self.__dict__.get("label_names_")
-        task = self.__dict__.get("task_")
-        if names is not None and getattr(task, "names", ...) is None:
+        names, task = self.__dict__.get("label_names_"), self.__dict__.get("task_")
+        if names is not None and isinstance(task, MultiLabelTask) and task.names is None:
             # A development build of 0.4 kept the names in the task's "label_names".
             task.names = [str(name) for name in names]
 

@@ -32,6 +32,7 @@ from skattn.utils._validation import (
     check_known_labels,
     check_label_names,
     check_labels,
+    check_same_label_names,
     check_same_length,
     check_targets,
     is_indicator_matrix,
@@ -322,6 +323,9 @@ class MultiLabelTask(_ClassificationTask):
 
     net_task = "multilabel"
     state_names = (*SingleLabelTask.state_names, "label_names")
+    #: The labels' names: a DataFrame ``y``'s string columns (None: unnamed). A class
+    #: default for tasks pickled before it (their "label_names" only named warnings).
+    names: list[str] | None = None
     #: Base epochs of a multi-label fit: each label's sigmoid sees its few positives
     #: once an epoch, and the single-label bases leave rare labels unlearned
     #: (chosen on GoEmotions' dev split; see *Results*).
@@ -331,15 +335,7 @@ class MultiLabelTask(_ClassificationTask):
         super().__init__(threshold, class_weight)
         self.output_dtype: str | None = None
         self.sparse = False
-        #: The labels' names: a DataFrame ``y``'s string columns (None: unnamed).
         self.names: list[str] | None = None
-
-    def __setstate__(self, state: dict) -> None:
-        # Development builds of 0.4 kept any columns' text, for warnings only,
-        # in "label_names"; they never named the answers, so they are dropped.
-        state.pop("label_names", None)
-        state.setdefault("names", None)
-        self.__dict__.update(state)
 
     def base_epochs(self, model_base: int) -> tuple[int, str]:
         if model_base >= self.BASE_EPOCHS:
@@ -502,14 +498,8 @@ def classification_task(y: Any, n_samples: int, threshold: Any = "auto", class_w
 def _warm_names(names: list[str] | None, warm: Task | None) -> list[str] | None:
     """The label names of a warm start: the fitted ones, which new names must equal."""
     fitted = getattr(warm, "names", None)
-    if fitted is None or names is None:
-        return names if fitted is None else fitted
-    if names != fitted:
-        raise ValueError(
-            f"warm_start: y's columns {names[:10]} are not the labels the model was fitted "
-            f"with, {fitted[:10]}, in that order."
-        )
-    return names
+    check_same_label_names(names, fitted, "warm_start: ")
+    return names if fitted is None else fitted
 
 
 class RegressionTask(Task):

@@ -385,11 +385,26 @@ def check_label_names(y: Any, fitted: Sequence[str] | None) -> None:
     ...
     ValueError: y's columns ['anger', 'joy'] are not the labels the model was fitted with, ...
     """
-    names = label_names_of(y)
-    if names is not None and fitted is not None and names != list(fitted):
+    check_same_label_names(label_names_of(y), fitted)
+
+
+def check_same_label_names(
+    names: Sequence[str] | None, fitted: Sequence[str] | None, context: str = ""
+) -> None:
+    """Refuse ``names`` (of a new ``y``) that differ from the ``fitted`` ones; None is no name.
+
+    Examples
+    --------
+    >>> check_same_label_names(["joy"], None)
+    >>> check_same_label_names(["joy"], ["anger"], "warm_start: ")
+    Traceback (most recent call last):
+    ...
+    ValueError: warm_start: y's columns ['joy'] are not the labels the model was fitted with, ...
+    """
+    if names is not None and fitted is not None and list(names) != list(fitted):
         raise ValueError(
-            f"y's columns {names[:10]} are not the labels the model was fitted with, "
-            f"{list(fitted)[:10]}, in that order (y[model.label_names_] reorders them)."
+            f"{context}y's columns {list(names)[:10]} are not the labels the model was fitted "
+            f"with, {list(fitted)[:10]}, in that order (y[model.label_names_] reorders them)."
         )
 
 
